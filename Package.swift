@@ -1,0 +1,70 @@
+// swift-tools-version:6.2
+// Swift 6 language mode with complete strict concurrency (the default for tools 6.x).
+import PackageDescription
+
+let package = Package(
+    name: "catalog-mirror",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "catalog-mirror", targets: ["catalog-mirror"]),
+        .library(name: "CatalogMirror", targets: ["CatalogMirror"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.0.0"),
+    ],
+    targets: [
+        // libxml2 through pkg-config; only Sources/CatalogMirror/Markup imports it.
+        .systemLibrary(
+            name: "CLibXML",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        // The engine: crawl → validate → fetch → store → publish. Never imports ArgumentParser.
+        .target(
+            name: "CatalogMirror",
+            dependencies: [
+                "CLibXML",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]
+        ),
+        // The bundled sample gallery (a real Hummingbird server), used by `demo` and by tests.
+        .target(
+            name: "SampleGallery",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // Thin executable: parses flags, runs the engine, maps the report to an exit status.
+        .executableTarget(
+            name: "catalog-mirror",
+            dependencies: [
+                "CatalogMirror",
+                "SampleGallery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CatalogMirrorTests",
+            dependencies: ["CatalogMirror", "SampleGallery"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "CatalogMirror",
+                "SampleGallery",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

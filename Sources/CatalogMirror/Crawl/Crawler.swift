@@ -1,0 +1,192 @@
+import Crypto
+import Foundation
+
+/// An image key found by the crawler, with the catalog text of this sighting.
+public struct Discovery: Sendable {
+    public var key: CanonicalURL
+    public var reference: ImageReference
+}
+
+/// Settings of the crawl.
+public struct CrawlConfiguration: Sendable {
+    /// `--feed`: read this feed or listing instead of discovering feeds. Default: nil.
+    public var feed: CanonicalURL?
+    /// `--max-pages`: HTML pages fetched at most, the start page included. Default: 50.
+    public var maxPages: Int = 50
+
+    public init(feed: CanonicalURL? = nil, maxPages: Int = 50) {
+        self.feed = feed
+        self.maxPages = maxPages
+    }
+}
+
+/// The source could not be crawled: the start page, the feed or the listing could not be
+/// fetched or read. The run stops and the mirror is left as it was (exit 3).
+public struct CrawlError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// What the crawl saw besides images.
+struct CrawlSummary: Sendable {
+    var pages = 0
+    var feeds = 0
+    /// Pages after the first that could not be fetched or read (each makes the exit status 1).
+    var pageFailures: [String] = []
+    /// References whose URL could not be read at all.
+    var unusableReferences = 0
+}
+
+/// Fetches the gallery's pages (start page, `rel="next"` and numbered page links within the
+/// source's directory) and its feeds or listing, and emits every image reference as a key.
+struct Crawler: Sendable {
+    let source: CanonicalURL
+    let configuration: CrawlConfiguration
+    let session: HTTPSession
+    /// Asked before every redirect hop of the start page (the user named that page, so robots.txt
+    /// does not apply to it, but scope does).
+    let startGate: RequestGate
+    /// Asked before requesting a discovered page or feed and before every redirect hop.
+    let gate: RequestGate
+    let progress: ProgressBoard
+
+    static let pageAccept = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+    static let feedAccept = "application/rss+xml,application/atom+xml,application/feed+json,application/json;q=0.9,application/xml;q=0.8,*/*;q=0.5"
+    /// Schemes that name no fetchable resource (inline data, scripts); skipped, not keys.
+    static let inertSchemes: Set<String> = ["data", "javascript", "about", "blob", "mailto", "tel"]
+
+    /// Fetches the start page; failure means the source cannot be crawled.
+    func fetchStart() async throws(CrawlError) -> FetchedDocument {
+        do {
+            return try await session.document(source, accept: Self.pageAccept, gate: startGate)
+        } catch {
+            throw CrawlError(message: "cannot crawl \(source): \(error.detail) (\(error.reason))")
+        }
+    }
+
+    /// Crawls from the fetched start page, calling `emit` for every image reference in order.
+    func crawl(start: FetchedDocument, emit: @Sendable (Discovery) async -> Void) async throws(CrawlError) -> CrawlSummary {
+        var summary = CrawlSummary()
+        var feeds: [CanonicalURL] = configuration.feed.map { [$0] } ?? []
+        var seenFeeds = Set(feeds)
+        if start.kind == .json || start.kind == .xml {
+            // The source is itself a feed or listing: read it as one.
+            try await readFeed(start, summary: &summary, emit: emit)
+        } else {
+            var queue: [CanonicalURL] = [start.url]
+            var visited: Set<CanonicalURL> = [source, start.url]
+            var next = 0
+            // `/gallery/` and `/gallery/?page=1` are often one page; scan each body once.
+            var scannedBodies: Set<String> = []
+            while next < queue.count, summary.pages < configuration.maxPages {
+                let url = queue[next]
+                next += 1
+                let document: FetchedDocument
+                if next == 1 {
+                    document = start
+                } else {
+                    do {
+                        document = try await session.document(url, accept: Self.pageAccept, gate: gate)
+                    } catch {
+                        summary.pageFailures.append("page \(url): \(error.detail) (\(error.reason))")
+                        continue
+                    }
+                }
+                summary.pages += 1
+                progress.update { $0.pagesCrawled += 1 }
+                guard scannedBodies.insert(SHA256.hash(data: document.bytes).hexString).inserted else { continue }
+                let scan: PageScan
+                do {
+                    scan = try HTMLScanner.scan(document.bytes, url: document.url.string, encoding: document.charset)
+                } catch {
+                    if next == 1 { throw CrawlError(message: "cannot read \(url) as HTML: \(error)") }
+                    summary.pageFailures.append("page \(url): \(error)")
+                    continue
+                }
+                let base = scan.baseHref.flatMap { CanonicalURL($0, relativeTo: document.url) } ?? document.url
+                for reference in scan.images {
+                    await emitReference(reference, base: base, summary: &summary, emit: emit)
+                }
+                if configuration.feed == nil {
+                    for link in scan.feeds {
+                        guard let feed = CanonicalURL(link.href, relativeTo: base), feed.isWeb, !seenFeeds.contains(feed) else {
+                            continue
+                        }
+                        seenFeeds.insert(feed)
+                        feeds.append(feed)
+                    }
+                }
+                for link in scan.pageLinks {
+                    guard let page = CanonicalURL(link, relativeTo: base), isWithinSite(page), !visited.contains(page) else {
+                        continue
+                    }
+                    visited.insert(page)
+                    queue.append(page)
+                }
+            }
+        }
+        for feed in feeds {
+            if let refusal = await gate(feed) {
+                summary.pageFailures.append("feed \(feed) is \(refusal); not read")
+                continue
+            }
+            let document: FetchedDocument
+            do {
+                document = try await session.document(feed, accept: Self.feedAccept, gate: gate)
+            } catch {
+                throw CrawlError(message: "cannot read the feed \(feed): \(error.detail) (\(error.reason))")
+            }
+            try await readFeed(document, summary: &summary, emit: emit)
+        }
+        return summary
+    }
+
+    private func readFeed(
+        _ document: FetchedDocument, summary: inout CrawlSummary, emit: @Sendable (Discovery) async -> Void
+    ) async throws(CrawlError) {
+        let references: [ImageReference]
+        switch document.kind {
+        case .json:
+            do {
+                references = try JSONListing.scan(document.bytes)
+            } catch {
+                throw CrawlError(message: "cannot read the listing \(document.url): \(error)")
+            }
+        case .xml:
+            do {
+                references = try FeedScanner.scan(document.bytes, url: document.url.string).images
+            } catch {
+                throw CrawlError(message: "cannot read the feed \(document.url): \(error)")
+            }
+        case .html, .other:
+            throw CrawlError(
+                message: "cannot read the feed \(document.url): it is \(document.mediaType ?? "not a feed"), not RSS, Atom or a JSON listing")
+        }
+        summary.feeds += 1
+        progress.update { $0.feedsRead += 1 }
+        for reference in references {
+            await emitReference(reference, base: document.url, summary: &summary, emit: emit)
+        }
+    }
+
+    private func emitReference(
+        _ reference: ImageReference, base: CanonicalURL, summary: inout CrawlSummary,
+        emit: @Sendable (Discovery) async -> Void
+    ) async {
+        let raw = reference.url.trimmingSpaces
+        if let colon = raw.firstIndex(of: ":"), Self.inertSchemes.contains(raw[..<colon].lowercased()) { return }
+        guard let key = CanonicalURL(raw, relativeTo: base) else {
+            summary.unusableReferences += 1
+            return
+        }
+        await emit(Discovery(key: key, reference: reference))
+    }
+
+    /// Pages are followed only on the source's host and port, under the source's directory
+    /// (like `wget --no-parent`).
+    func isWithinSite(_ url: CanonicalURL) -> Bool {
+        guard url.scheme == source.scheme, url.host == source.host, url.port == source.port else { return false }
+        let directory = source.path.hasSuffix("/") ? source.path : String(source.path[...(source.path.lastIndex(of: "/") ?? source.path.startIndex)])
+        return url.path.hasPrefix(directory) && !HTMLScanner.hasImageExtension(url.path)
+    }
+}

@@ -1,0 +1,52 @@
+/// Everything the run knows about one key: merged catalog text, verdict, and outcome.
+struct CatalogEntry {
+    var key: CanonicalURL
+    var title: String?
+    var titleSource: ImageReference.TitleSource
+    var metadata: [String: String]
+    var declaredLength: Int64?
+    var declaredType: String?
+    var verdict: Verdict
+    var outcome: ImageLoader.Outcome?
+
+    init(key: CanonicalURL, reference: ImageReference, verdict: Verdict) {
+        self.key = key
+        self.title = reference.title
+        self.titleSource = reference.titleSource
+        self.metadata = reference.metadata
+        self.declaredLength = reference.declaredLength
+        self.declaredType = reference.declaredType
+        self.verdict = verdict
+    }
+
+    /// Adds what another sighting of the key says: a title from a better source replaces the
+    /// current one; other fields fill gaps (first sighting wins on conflicts, so the result
+    /// does not depend on anything but document order).
+    mutating func merge(_ reference: ImageReference) {
+        if let newTitle = reference.title, title == nil || reference.titleSource > titleSource {
+            if let oldTitle = title, oldTitle != newTitle, metadata["alt"] == nil, titleSource == .attribute {
+                metadata["alt"] = oldTitle
+            }
+            title = newTitle
+            titleSource = reference.titleSource
+        }
+        metadata.merge(reference.metadata) { current, _ in current }
+        declaredLength = declaredLength ?? reference.declaredLength
+        declaredType = declaredType ?? reference.declaredType
+    }
+
+    /// The reason this key is not published, if it is not.
+    var rejection: RejectionReason? {
+        if case .rejected(let reason) = verdict { return reason }
+        switch outcome {
+        case .failed(let failure): return failure.reason
+        case .storeFailed: return .networkError
+        default: return nil
+        }
+    }
+
+    var stored: StoredImage? {
+        if case .stored(let image, _) = outcome { return image }
+        return nil
+    }
+}

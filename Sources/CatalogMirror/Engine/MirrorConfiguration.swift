@@ -1,0 +1,43 @@
+import Foundation
+
+/// Everything one sync needs, as a value: built by the CLI from flags and saved settings, or by
+/// tests directly. Each stage gets its own nested part.
+public struct MirrorConfiguration: Sendable {
+    /// The gallery's start page (or a feed or listing URL).
+    public var source: CanonicalURL
+    /// The mirror directory (`--out`). Default: `./mirror`.
+    public var output: URL
+    public var crawl: CrawlConfiguration
+    public var validation: ValidationConfiguration
+    public var fetch: FetchConfiguration
+    public var publish: PublishConfiguration
+    /// The clock used for `generatedAt`, `firstSeen` and `lastChecked`. Default: the system clock.
+    public var now: @Sendable () -> Date
+
+    public init(
+        source: CanonicalURL, output: URL = URL(fileURLWithPath: "mirror"), crawl: CrawlConfiguration = .init(),
+        validation: ValidationConfiguration = .init(), fetch: FetchConfiguration = .init(),
+        publish: PublishConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.source = source
+        self.output = output
+        self.crawl = crawl
+        self.validation = validation
+        self.fetch = fetch
+        self.publish = publish
+        self.now = now
+    }
+}
+
+/// Settings of the generated site.
+public struct PublishConfiguration: Sendable {
+    /// Images per generated page. Default: 60.
+    public var itemsPerPage: Int = 60
+    /// `--template DIR`: a template directory to use instead of the built-in one. Default: nil.
+    public var templateDirectory: URL?
+
+    public init(itemsPerPage: Int = 60, templateDirectory: URL? = nil) {
+        self.itemsPerPage = itemsPerPage
+        self.templateDirectory = templateDirectory
+    }
+}

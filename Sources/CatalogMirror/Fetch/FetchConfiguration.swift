@@ -1,0 +1,59 @@
+/// Settings of the HTTP side: timeouts, retries, redirects, limits and manners.
+public struct FetchConfiguration: Sendable {
+    /// The `User-Agent` sent, and the token robots.txt groups are matched against.
+    /// Default: `catalog-mirror/<version>`.
+    public var userAgent: String = "catalog-mirror/\(CatalogMirrorVersion.current)"
+    /// Downloads in flight at once (`--concurrency`). Default: 8.
+    public var concurrency: Int = 8
+    /// Time allowed to open a connection. Default: 10 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Longest silence while reading a response before it counts as a timeout. Default: 30 s.
+    public var readTimeout: Duration = .seconds(30)
+    /// Deadline for one page, feed or robots.txt request including its body. Default: 60 s.
+    public var documentDeadline: Duration = .seconds(60)
+    /// Deadline for one image request including its body, so a server that trickles bytes
+    /// forever is cut off. Default: 300 s.
+    public var imageDeadline: Duration = .seconds(300)
+    /// Largest page or feed read, after decompression. Default: 64 MiB.
+    public var maxDocumentBytes: Int = 64 << 20
+    /// Redirect hops followed for one request. Default: 10.
+    public var maxRedirects: Int = 10
+    /// How transient failures are retried.
+    public var retry: RetryPolicy = RetryPolicy()
+
+    public init() {}
+}
+
+/// Retries with exponential backoff and jitter on connection errors, timeouts, 5xx and 429.
+public struct RetryPolicy: Sendable {
+    /// Attempts per request, the first included. Default: 4.
+    public var maxAttempts: Int = 4
+    /// Delay before the first retry; doubled for each further one. Default: 500 ms.
+    public var baseDelay: Duration = .milliseconds(500)
+    /// Upper bound of one backoff delay. Default: 10 s.
+    public var maxDelay: Duration = .seconds(10)
+    /// Longest `Retry-After` honoured; a server asking for more fails the request instead of
+    /// stalling the run. Default: 60 s.
+    public var maxRetryAfter: Duration = .seconds(60)
+
+    public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10), maxRetryAfter: Duration = .seconds(60)) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// The backoff before attempt `attempt + 1` (attempt counts from 1), with ±50 % jitter so
+    /// many clients do not retry in lock-step.
+    func backoff(afterAttempt attempt: Int) -> Duration {
+        let exponent = min(attempt - 1, 16)
+        let raw = baseDelay * (1 << exponent)
+        let capped = raw > maxDelay ? maxDelay : raw
+        return capped * Double.random(in: 0.5...1.5)
+    }
+}
+
+/// The version string printed by `--version` and sent in the User-Agent.
+public enum CatalogMirrorVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,189 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Decides whether a URL may be requested at all; asked for the first URL and before every
+/// redirect hop, so no request ever leaves scope. Returns the rejection, or nil to allow.
+public typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReason?
+
+/// GET requests with the crawler's manners: redirects followed by hand (each target passes the
+/// gate first; loops and long chains are named failures), transient failures retried with
+/// backoff, `Retry-After` honoured on 429 and 503, and every failure reduced to a manifest reason.
+struct HTTPSession: Sendable {
+    let client: HTTPClient
+    let configuration: FetchConfiguration
+
+    /// A response whose status is 2xx, with the URL it finally came from.
+    struct Success {
+        var response: HTTPClientResponse
+        var url: CanonicalURL
+    }
+
+    /// Thrown by a body consumer to say how the attempt ended.
+    enum BodyError: Error {
+        /// Give up on this request with this reason (no retry).
+        case fatal(FetchFailure)
+        /// The body stopped early (connection closed, read timeout); worth another attempt.
+        case interrupted(FetchFailure)
+    }
+
+    /// Sends GET `url`, follows redirects, retries, and hands a 2xx response to `consume`, which
+    /// reads the body. `consume` may be called once per attempt.
+    func get<T: Sendable>(
+        _ url: CanonicalURL,
+        headers: [(String, String)],
+        deadline: Duration,
+        gate: RequestGate,
+        consume: (Success) async throws(BodyError) -> T
+    ) async throws(FetchFailure) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let retryDelay: Duration
+            let failure: FetchFailure
+            do {
+                let success = try await send(url, headers: headers, deadline: deadline, gate: gate)
+                do {
+                    return try await consume(success)
+                } catch .fatal(let fatal) {
+                    throw Attempt.final(fatal)
+                } catch .interrupted(let interrupted) {
+                    failure = interrupted
+                    retryDelay = configuration.retry.backoff(afterAttempt: attempt)
+                }
+            } catch Attempt.final(let final) {
+                throw final
+            } catch Attempt.retryable(let retryable, let after) {
+                failure = retryable
+                retryDelay = after ?? configuration.retry.backoff(afterAttempt: attempt)
+            } catch {
+                throw FetchFailure(.networkError, "\(error)")
+            }
+            guard attempt < configuration.retry.maxAttempts else { throw failure }
+            do {
+                try await Task.sleep(for: retryDelay)
+            } catch {
+                throw FetchFailure(.networkError, "cancelled")
+            }
+        }
+    }
+
+    /// How one attempt ended when it did not produce a 2xx response.
+    private enum Attempt: Error {
+        case final(FetchFailure)
+        case retryable(FetchFailure, after: Duration?)
+    }
+
+    private func send(
+        _ start: CanonicalURL, headers: [(String, String)], deadline: Duration, gate: RequestGate
+    ) async throws(Attempt) -> Success {
+        var current = start
+        var visited: Set<CanonicalURL> = [start]
+        var hops = 0
+        let until = NIODeadline.now() + TimeAmount(deadline)
+        while true {
+            var request = HTTPClientRequest(url: current.string)
+            request.method = .GET
+            request.headers.add(name: "User-Agent", value: configuration.userAgent)
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, deadline: until)
+            } catch {
+                throw .retryable(Self.classify(error, url: current), after: nil)
+            }
+            let status = Int(response.status.code)
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+                await Self.discard(response)
+                guard let next = CanonicalURL(location, relativeTo: current) else {
+                    throw .final(FetchFailure(.networkError, "\(current) redirects to an unusable location \"\(location.prefix(200))\""))
+                }
+                hops += 1
+                if visited.contains(next) {
+                    throw .final(FetchFailure(.redirectLoop, "\(start) redirects in a loop through \(next)"))
+                }
+                if hops > configuration.maxRedirects {
+                    throw .final(FetchFailure(.tooManyRedirects, "\(start) redirects more than \(configuration.maxRedirects) times"))
+                }
+                if let refusal = await gate(next) {
+                    throw .final(FetchFailure(refusal, "\(current) redirects to \(next), which is \(refusal)"))
+                }
+                visited.insert(next)
+                current = next
+                continue
+            }
+            if (200..<300).contains(status) { return Success(response: response, url: current) }
+            await Self.discard(response)
+            let failure = FetchFailure(.http(status), "\(current) answered \(status) \(response.status.reasonPhrase)")
+            if status == 429 || status == 503 {
+                let after = response.headers.first(name: "retry-after").flatMap(Self.parseRetryAfter)
+                if let after, after > configuration.retry.maxRetryAfter { throw .final(failure) }
+                throw .retryable(failure, after: after)
+            }
+            if status >= 500 { throw .retryable(failure, after: nil) }
+            throw .final(failure)
+        }
+    }
+
+    /// Reads and drops a small body so the connection can be reused; a large one is abandoned.
+    private static func discard(_ response: HTTPClientResponse) async {
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+    }
+
+    /// Maps a transport error to a manifest reason.
+    static func classify(_ error: any Error, url: CanonicalURL) -> FetchFailure {
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
+                return FetchFailure(.timeout, "\(url) timed out")
+            default:
+                return FetchFailure(.networkError, "\(url): \(clientError)")
+            }
+        }
+        if error is CancellationError { return FetchFailure(.networkError, "\(url): cancelled") }
+        return FetchFailure(.networkError, "\(url): \(error)")
+    }
+
+    /// `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 section 10.2.3).
+    static func parseRetryAfter(_ value: String) -> Duration? {
+        let trimmed = value.trimmingSpaces
+        if let seconds = Int(trimmed) { return .seconds(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+extension HTTPClient {
+    /// Makes a client for `configuration`, runs `body`, and always shuts the client down.
+    static func withClient<T: Sendable>(
+        _ configuration: FetchConfiguration, _ body: (HTTPClient) async throws -> T
+    ) async throws -> T {
+        var config = HTTPClient.Configuration()
+        config.redirectConfiguration = .disallow
+        config.timeout = .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout))
+        config.decompression = .enabled(limit: .size(configuration.maxDocumentBytes))
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(2, configuration.concurrency)
+        config.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        do {
+            let result = try await body(client)
+            try? await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Loads images for the mirror: memory cache → disk (the store) → download.
+///
+/// Concurrent requests for one key share one task: the entry is recorded as in progress
+/// before the first suspension point, so a second caller finds it and awaits the same task;
+/// the server never sees duplicate requests. The memory cache holds outcomes (small records,
+/// never image bytes) and is bounded: the oldest completed entries are evicted first.
+public actor ImageLoader {
+    /// How a load ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The image is in the store (published, or staged for this run's publish step).
+        case stored(StoredImage, from: Provenance)
+        /// The key could not be mirrored, for this reason.
+        case failed(FetchFailure)
+        /// The store itself failed (disk full, permissions): the run must stop.
+        case storeFailed(String)
+    }
+
+    /// Where a stored outcome came from.
+    public enum Provenance: String, Sendable, Equatable {
+        case disk, network
+    }
+
+    private enum Entry {
+        case inProgress(Task<Outcome, Never>)
+        case completed(Outcome)
+    }
+
+    /// Running count of memory hits (a request answered from, or joined to, an entry here).
+    public nonisolated let memoryHits: AsyncStream<Int>
+    /// Bytes of each completed download, as it completes.
+    public nonisolated let downloads: AsyncStream<Int64>
+    private nonisolated let memoryHitsContinuation: AsyncStream<Int>.Continuation
+    private nonisolated let downloadsContinuation: AsyncStream<Int64>.Continuation
+
+    private let storage: DiskStorage
+    private let source: any ImageSource
+    private let capacity: Int
+    private let now: @Sendable () -> Date
+    private var entries: [CanonicalURL: Entry] = [:]
+    /// Completed keys, oldest first, for eviction; `evictionHead` skips the consumed prefix.
+    private var completionOrder: [CanonicalURL] = []
+    private var evictionHead = 0
+    private var memoryHitCount = 0
+
+    /// - Parameters:
+    ///   - capacity: completed outcomes kept in memory. Default: 4,096.
+    ///   - now: the clock for `firstSeen`/`lastChecked`. Default: the system clock.
+    public init(
+        storage: DiskStorage, source: any ImageSource, capacity: Int = 4096,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        self.source = source
+        self.capacity = max(1, capacity)
+        self.now = now
+        (memoryHits, memoryHitsContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        (downloads, downloadsContinuation) = AsyncStream.makeStream(of: Int64.self)
+    }
+
+    deinit {
+        memoryHitsContinuation.finish()
+        downloadsContinuation.finish()
+    }
+
+    /// Loads `request.key`, joining a load already under way for it.
+    public func load(_ request: ImageRequest) async -> Outcome {
+        if let entry = entries[request.key] {
+            memoryHitCount += 1
+            memoryHitsContinuation.yield(memoryHitCount)
+            switch entry {
+            case .completed(let outcome): return outcome
+            case .inProgress(let task): return await task.value
+            }
+        }
+        let task = Task { [storage, source, now, downloadsContinuation] in
+            await Self.resolve(request, storage: storage, source: source, now: now, downloads: downloadsContinuation)
+        }
+        // Recorded before the first await below: a concurrent caller joins this task.
+        entries[request.key] = .inProgress(task)
+        let outcome = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        entries[request.key] = .completed(outcome)
+        completionOrder.append(request.key)
+        evictIfNeeded()
+        return outcome
+    }
+
+    private static func resolve(
+        _ request: ImageRequest, storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date,
+        downloads: AsyncStream<Int64>.Continuation
+    ) async -> Outcome {
+        if let stored = await storage.lookup(request.key) { return .stored(stored, from: .disk) }
+        switch await source.download(request, into: storage.layout.temporary) {
+        case .failure(let failure):
+            return .failed(failure)
+        case .success(let file):
+            do {
+                let stored = try await storage.stage(file, for: request, at: Timestamp.truncated(now()))
+                downloads.yield(file.byteCount)
+                return .stored(stored, from: .network)
+            } catch {
+                try? FileManager.default.removeItem(at: file.temporaryURL)
+                return .storeFailed(error.message)
+            }
+        }
+    }
+
+    private func evictIfNeeded() {
+        while completionOrder.count - evictionHead > capacity {
+            let oldest = completionOrder[evictionHead]
+            evictionHead += 1
+            if case .completed = entries[oldest] { entries[oldest] = nil }
+        }
+        if evictionHead > 1024 && evictionHead * 2 > completionOrder.count {
+            completionOrder.removeFirst(evictionHead)
+            evictionHead = 0
+        }
+    }
+
+    /// Empties the memory cache; loads under way finish and are not remembered.
+    public func clear() {
+        entries = entries.filter { if case .inProgress = $0.value { return true } else { return false } }
+        completionOrder = []
+        evictionHead = 0
+    }
+
+    /// Number of completed outcomes held in memory (for tests of the bound).
+    public var cachedCount: Int {
+        entries.values.count { if case .completed = $0 { return true } else { return false } }
+    }
+
+    /// Ends the event streams; the run calls it when no more loads will come.
+    public func finishStreams() {
+        memoryHitsContinuation.finish()
+        downloadsContinuation.finish()
+    }
+}

@@ -1,0 +1,159 @@
+/// An absolute URL in the canonical form SPEC.md fixes for image keys: RFC 3986 reference
+/// resolution (section 5.2) followed by the normalizations of sections 6.2.2 and 6.2.3.
+///
+/// Scheme and host are lower-cased, a default port is dropped, the fragment is dropped, dot
+/// segments are resolved, percent-escapes use upper-case hex, unreserved characters are never
+/// escaped, and anything outside printable ASCII is percent-encoded as UTF-8, so `string` is
+/// always plain ASCII and two spellings of one resource compare equal.
+///
+/// Written by hand because Foundation's `URL` keeps escapes as written (`%7e` and `~` differ),
+/// does not decode unreserved escapes, and resolves some references differently across
+/// platforms; no maintained Swift package implements RFC 3986 normalization.
+public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The canonical text, e.g. `http://host:8080/gallery/image?3`.
+    public let string: String
+    /// Lower-cased scheme without the colon, e.g. `http`.
+    public let scheme: String
+    /// Lower-cased host (empty for URLs without an authority); IPv6 literals keep their brackets.
+    public let host: String
+    /// The explicit port, or nil when absent or the scheme's default.
+    public let port: Int?
+    /// The normalized, still percent-encoded path (never empty when there is an authority).
+    public let path: String
+    /// The normalized query without the `?`, or nil when there is none.
+    public let query: String?
+
+    public var description: String { string }
+
+    public static func < (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool {
+        // SPEC: sorted "by key in byte order"; the keys are ASCII, so UTF-8 order is byte order.
+        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+    }
+
+    public static func == (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool { lhs.string == rhs.string }
+    public func hash(into hasher: inout Hasher) { hasher.combine(string) }
+
+    /// Parses and normalizes `text`, resolving it against `base` when it is relative.
+    ///
+    /// Returns nil when the result would not be an absolute URL (a relative reference without a
+    /// base), or when the authority is malformed (bad port, empty host for http/https).
+    public init?(_ text: String, relativeTo base: CanonicalURL? = nil) {
+        guard let reference = URIReference(parsing: text) else { return nil }
+        let target: URIReference
+        if reference.scheme != nil {
+            target = reference.withDotSegmentsRemoved()
+        } else if let base {
+            target = reference.resolved(against: URIReference(canonical: base))
+        } else {
+            return nil
+        }
+        guard let value = CanonicalURL(normalizing: target) else { return nil }
+        self = value
+    }
+
+    private init(scheme: String, host: String, port: Int?, authority: String?, path: String, query: String?) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.query = query
+        var text = scheme + ":"
+        if let authority { text += "//" + authority }
+        text += path
+        if let query { text += "?" + query }
+        self.string = text
+    }
+
+    private init?(normalizing reference: URIReference) {
+        guard let rawScheme = reference.scheme else { return nil }
+        let scheme = rawScheme.lowercased()
+        let isWeb = scheme == "http" || scheme == "https"
+        var host = ""
+        var port: Int?
+        var authorityText: String?
+        if let authority = reference.authority {
+            guard let parts = Authority(parsing: authority, scheme: scheme) else { return nil }
+            host = parts.host
+            port = parts.port
+            authorityText = parts.canonicalText
+        } else if isWeb {
+            return nil
+        }
+        var path = PercentEncoding.normalize(reference.path, allowed: .path)
+        // Decoding `%2E` can reveal dot segments; RFC 3986 6.2.2.3 removes them after decoding.
+        path = URIReference.removeDotSegments(path)
+        if authorityText != nil && path.isEmpty { path = "/" }
+        let query = reference.query.map { PercentEncoding.normalize($0, allowed: .query) }
+        self.init(scheme: scheme, host: host, port: port, authority: authorityText, path: path, query: query)
+    }
+
+    /// `scheme://host[:port]`, the origin robots.txt and scope checks work on.
+    public var origin: String {
+        var text = scheme + "://" + host
+        if let port { text += ":\(port)" }
+        return text
+    }
+
+    /// The path with percent-escapes decoded (invalid UTF-8 replaced), as globs see it.
+    public var decodedPath: String { PercentEncoding.decode(path) }
+
+    /// The path plus query, as sent on the request line and matched by robots.txt rules.
+    public var pathAndQuery: String {
+        query.map { path + "?" + $0 } ?? path
+    }
+
+    /// True for the schemes the mirror can fetch (http and https).
+    public var isWeb: Bool { scheme == "http" || scheme == "https" }
+}
+
+/// The authority component split and normalized: lower-case host, default port dropped.
+private struct Authority {
+    let host: String
+    let port: Int?
+    let canonicalText: String
+
+    init?(parsing raw: String, scheme: String) {
+        var rest = Substring(raw)
+        var userinfo: String?
+        if let at = rest.lastIndex(of: "@") {
+            userinfo = PercentEncoding.normalize(String(rest[..<at]), allowed: .userinfo)
+            rest = rest[rest.index(after: at)...]
+        }
+        var hostPart = rest
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            hostPart = rest[...close]
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
+        } else if let colon = rest.lastIndex(of: ":") {
+            hostPart = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        }
+        var port: Int?
+        if let portText, !portText.isEmpty {
+            guard portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let value = Int(portText), value <= 65535
+            else { return nil }
+            port = value
+        }
+        if port == Self.defaultPort(scheme) { port = nil }
+        let host = PercentEncoding.normalize(String(hostPart), allowed: .host).lowercased()
+        if (scheme == "http" || scheme == "https") && host.isEmpty { return nil }
+        self.host = host
+        self.port = port
+        var text = userinfo.map { $0 + "@" } ?? ""
+        text += host
+        if let port { text += ":\(port)" }
+        self.canonicalText = text
+    }
+
+    static func defaultPort(_ scheme: String) -> Int? {
+        switch scheme {
+        case "http", "ws": 80
+        case "https", "wss": 443
+        case "ftp": 21
+        default: nil
+        }
+    }
+}

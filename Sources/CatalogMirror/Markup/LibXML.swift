@@ -1,0 +1,139 @@
+import CLibXML
+
+/// The one place libxml2 is set up. Every parse goes through `LibXML.ensureInitialized()`.
+enum LibXML {
+    /// `xmlInitParser()` is not reentrant before its first completion; a `static let` runs it
+    /// exactly once, thread-safely, before any parser context exists.
+    private static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
+    static func ensureInitialized() {
+        _ = initialized
+    }
+
+    /// Parser options for HTML pages: recover from broken markup, stay silent, no network.
+    static let htmlOptions: Int32 = Int32(
+        bitPattern: HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
+            | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
+
+    /// Parser options for feeds: no network, no DTD loading, no entity substitution (never
+    /// `XML_PARSE_NOENT`, `XML_PARSE_DTDLOAD` or `XML_PARSE_HUGE`), CDATA merged into text.
+    static let xmlOptions: Int32 = Int32(
+        bitPattern: XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue)
+}
+
+/// A libxml2 node seen from Swift; valid only while its document is alive (see `HTMLDocument`).
+struct MarkupNode {
+    let pointer: xmlNodePtr
+
+    var isElement: Bool { pointer.pointee.type == XML_ELEMENT_NODE }
+
+    /// The element's local name (libxml2's HTML parser already lower-cases HTML names).
+    var name: String {
+        guard let name = pointer.pointee.name else { return "" }
+        return String(cString: name)
+    }
+
+    /// The namespace URI of an XML element, if any.
+    var namespaceURI: String? {
+        guard let ns = pointer.pointee.ns, let href = ns.pointee.href else { return nil }
+        return String(cString: href)
+    }
+
+    var parent: MarkupNode? {
+        guard let parent = pointer.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE else { return nil }
+        return MarkupNode(pointer: parent)
+    }
+
+    /// The element children, in document order.
+    var elementChildren: [MarkupNode] {
+        var result: [MarkupNode] = []
+        var child = pointer.pointee.children
+        while let current = child {
+            if current.pointee.type == XML_ELEMENT_NODE { result.append(MarkupNode(pointer: current)) }
+            child = current.pointee.next
+        }
+        return result
+    }
+
+    /// The first element named `name` below this one, depth-first.
+    func firstDescendant(named name: String) -> MarkupNode? {
+        var current = following(within: pointer)
+        while let node = current {
+            if node.isElement && node.name == name { return node }
+            current = node.following(within: pointer)
+        }
+        return nil
+    }
+
+    /// The value of attribute `name` (case-insensitive, as HTML attribute names are), or nil.
+    func attribute(_ name: String) -> String? {
+        var attr = pointer.pointee.properties
+        while let current = attr {
+            if let attrName = current.pointee.name,
+                String(cString: attrName).caseInsensitiveCompare(name) == .orderedSame
+            {
+                guard let value = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) else {
+                    return ""
+                }
+                defer { cm_xmlFree(value) }
+                return String(cString: value)
+            }
+            attr = current.pointee.next
+        }
+        return nil
+    }
+
+    /// All attributes as (lower-cased name, value) pairs, in document order.
+    var attributes: [(name: String, value: String)] {
+        var result: [(String, String)] = []
+        var attr = pointer.pointee.properties
+        while let current = attr {
+            if let attrName = current.pointee.name {
+                var value = ""
+                if let raw = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) {
+                    value = String(cString: raw)
+                    cm_xmlFree(raw)
+                }
+                result.append((String(cString: attrName).lowercased(), value))
+            }
+            attr = current.pointee.next
+        }
+        return result
+    }
+
+    /// The concatenated text of this node and its descendants, whitespace collapsed.
+    var text: String {
+        guard let content = xmlNodeGetContent(pointer) else { return "" }
+        defer { cm_xmlFree(content) }
+        return String(cString: content).collapsingWhitespace
+    }
+
+    /// The next node in document order (depth-first, pre-order) within `root`, without recursion,
+    /// so a deeply nested document cannot exhaust the stack.
+    func following(within root: xmlNodePtr, descend: Bool = true) -> MarkupNode? {
+        if descend, let child = pointer.pointee.children { return MarkupNode(pointer: child) }
+        var current: xmlNodePtr? = pointer
+        while let node = current, node != root {
+            if let next = node.pointee.next { return MarkupNode(pointer: next) }
+            current = node.pointee.parent
+        }
+        return nil
+    }
+}
+
+extension String {
+    /// Runs of white space become one space; leading and trailing space is dropped.
+    var collapsingWhitespace: String {
+        split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// nil when the string is empty after collapsing white space.
+    var nonEmpty: String? {
+        let collapsed = collapsingWhitespace
+        return collapsed.isEmpty ? nil : collapsed
+    }
+}

@@ -1,0 +1,96 @@
+import CLibXML
+
+/// Why a document could not be parsed.
+public struct MarkupError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, in one line (libxml2's own message when it gave one).
+    public let message: String
+    public var description: String { message }
+}
+
+/// A parsed libxml2 tree (HTML or XML). Owns the C document and frees it in `deinit`; nodes
+/// handed out by `walk` never outlive the call, so no node can outlive its document.
+final class MarkupDocument {
+    private let document: xmlDocPtr
+
+    private init(document: xmlDocPtr) {
+        self.document = document
+    }
+
+    deinit {
+        xmlFreeDoc(document)
+    }
+
+    /// Parses HTML with the recovering parser. `encoding` is the charset from the HTTP header;
+    /// without it libxml2 reads `<meta charset>` / `http-equiv` itself, then falls back to UTF-8
+    /// or Latin-1 detection.
+    static func html(_ bytes: [UInt8], url: String, encoding: String?) throws(MarkupError) -> MarkupDocument {
+        LibXML.ensureInitialized()
+        guard let context = htmlNewParserCtxt() else { throw MarkupError(message: "out of memory") }
+        defer { htmlFreeParserCtxt(context) }
+        let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }
+        // libxml2 reads a zero-length buffer as an error; an empty page is an empty document.
+        let input = bytes.isEmpty ? Array("<html></html>".utf8) : bytes
+        let document = input.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                htmlCtxtReadMemory(context, chars.baseAddress, Int32(clamping: chars.count), url, knownEncoding, LibXML.htmlOptions)
+            }
+        }
+        guard let document else { throw MarkupError(message: lastError(context) ?? "not parseable as HTML") }
+        return MarkupDocument(document: document)
+    }
+
+    /// Parses XML with network, DTD loading and entity substitution off. A document that
+    /// declares entities is refused: expanding them is how XXE and "billion laughs" attacks
+    /// work, and no honest feed needs them.
+    static func xml(_ bytes: [UInt8], url: String) throws(MarkupError) -> MarkupDocument {
+        LibXML.ensureInitialized()
+        guard let context = xmlNewParserCtxt() else { throw MarkupError(message: "out of memory") }
+        defer { xmlFreeParserCtxt(context) }
+        guard !bytes.isEmpty else { throw MarkupError(message: "empty document") }
+        let document = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                xmlCtxtReadMemory(context, chars.baseAddress, Int32(clamping: chars.count), url, nil, LibXML.xmlOptions)
+            }
+        }
+        guard let document else { throw MarkupError(message: lastError(context) ?? "not well-formed XML") }
+        let parsed = MarkupDocument(document: document)
+        if parsed.declaresEntities {
+            throw MarkupError(message: "the document declares XML entities; refused (entity expansion is unsafe)")
+        }
+        return parsed
+    }
+
+    private static func lastError(_ context: xmlParserCtxtPtr) -> String? {
+        guard let message = context.pointee.lastError.message else { return nil }
+        let text = String(cString: message).collapsingWhitespace
+        let line = context.pointee.lastError.line
+        return text.isEmpty ? nil : (line > 0 ? "line \(line): \(text)" : text)
+    }
+
+    private var declaresEntities: Bool {
+        guard let subset = xmlGetIntSubset(document) else { return false }
+        var child = subset.pointee.children
+        while let node = child {
+            if node.pointee.type == XML_ENTITY_DECL { return true }
+            child = node.pointee.next
+        }
+        return false
+    }
+
+    /// The root element, if the document has one.
+    var root: MarkupNode? {
+        guard let root = xmlDocGetRootElement(document) else { return nil }
+        return MarkupNode(pointer: root)
+    }
+
+    /// Visits every element in document order. `visit` returns false to skip the element's subtree.
+    func walk(_ visit: (MarkupNode) -> Bool) {
+        guard let rootPointer = xmlDocGetRootElement(document) else { return }
+        var current: MarkupNode? = MarkupNode(pointer: rootPointer)
+        while let node = current {
+            var descend = true
+            if node.isElement { descend = visit(node) }
+            current = node.following(within: rootPointer, descend: descend)
+        }
+    }
+}

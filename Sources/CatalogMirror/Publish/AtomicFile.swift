@@ -1,0 +1,27 @@
+import Foundation
+
+/// Writes a file so readers see either the old bytes or the new ones, never a mix: the bytes go
+/// to a temporary file in the state directory (same file system), are flushed, then renamed
+/// over the destination.
+enum AtomicFile {
+    static func write(_ bytes: some Collection<UInt8>, to destination: URL, temporaryDirectory: URL) throws(PublishError) {
+        let writer: TemporaryFileWriter
+        do {
+            writer = try TemporaryFileWriter(in: temporaryDirectory)
+        } catch {
+            throw PublishError("cannot write into \(temporaryDirectory.path): \(error)")
+        }
+        do {
+            try Array(bytes).withUnsafeBytes { try writer.write($0) }
+            try writer.finish()
+        } catch {
+            writer.discard()
+            throw PublishError("cannot write \(destination.path): \(error)")
+        }
+        if rename(writer.url.path, destination.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            writer.discard()
+            throw PublishError("cannot replace \(destination.path): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Writes the site: assets, `index.html` and `page-N.html` rendered from the template, and
+/// `manifest.json` — each file atomically, pages before the manifest, and only after every image
+/// they reference is in `images/`. Leftover pages of a longer earlier run are removed last.
+struct MirrorPublisher {
+    let layout: MirrorLayout
+    let template: SiteTemplate
+    /// Images per generated page.
+    let itemsPerPage: Int
+
+    static func pageFileName(_ number: Int) -> String { number == 1 ? "index.html" : "page-\(number).html" }
+
+    func publish(_ manifest: Manifest) throws(PublishError) {
+        for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
+            guard let destination = layout.file(atRelativePath: path) else { continue }
+            do {
+                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw PublishError("cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)")
+            }
+            if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { continue }
+            try AtomicFile.write(bytes, to: destination, temporaryDirectory: layout.temporary)
+        }
+        let pages = render(manifest)
+        for (number, html) in pages.enumerated().reversed() {
+            try AtomicFile.write(
+                Array(html.utf8), to: layout.root.appendingPathComponent(Self.pageFileName(number + 1)),
+                temporaryDirectory: layout.temporary)
+        }
+        let manifestBytes: Data
+        do {
+            manifestBytes = try manifest.encoded()
+        } catch {
+            throw PublishError("cannot encode manifest.json: \(error)")
+        }
+        try AtomicFile.write(manifestBytes, to: layout.manifest, temporaryDirectory: layout.temporary)
+        removeStalePages(keeping: pages.count)
+    }
+
+    /// The HTML of every page, first page first.
+    func render(_ manifest: Manifest) -> [String] {
+        let perPage = max(1, itemsPerPage)
+        let chunks = stride(from: 0, to: max(manifest.items.count, 1), by: perPage).map {
+            Array(manifest.items[min($0, manifest.items.count)..<min($0 + perPage, manifest.items.count)])
+        }
+        let siteTitle = Self.siteTitle(for: manifest.source)
+        return chunks.enumerated().map { index, items in
+            let number = index + 1
+            var context: [String: Any] = [
+                "siteTitle": siteTitle,
+                "source": manifest.source,
+                "generatedAt": Timestamp.string(manifest.generatedAt),
+                "itemCount": manifest.items.count,
+                "pageNumber": number,
+                "pageCount": chunks.count,
+                "hasPagination": chunks.count > 1,
+                "items": items.map(Self.itemContext),
+                "pages": (1...chunks.count).map { page -> [String: Any] in
+                    ["number": page, "href": Self.pageFileName(page), "current": page == number]
+                },
+            ]
+            if number > 1 { context["previous"] = ["href": Self.pageFileName(number - 1)] }
+            if number < chunks.count { context["next"] = ["href": Self.pageFileName(number + 1)] }
+            return template.page.render(context)
+        }
+    }
+
+    private static func itemContext(_ item: Manifest.Item) -> [String: Any] {
+        let fallback = PercentEncoding.decode(String(item.key.split(separator: "/").last ?? "image"))
+        let title = item.title ?? fallback
+        let metadata = (item.metadata ?? [:]).sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] }
+        return [
+            "path": item.path,
+            "title": title,
+            "alt": title,
+            "key": item.key,
+            "contentType": item.contentType,
+            "size": Self.formatSize(item.bytes),
+            "bytes": item.bytes,
+            "hasMetadata": !metadata.isEmpty,
+            "metadata": metadata,
+        ]
+    }
+
+    static func siteTitle(for source: String) -> String {
+        guard let url = CanonicalURL(source) else { return "Gallery mirror" }
+        let path = url.decodedPath == "/" ? "" : url.decodedPath
+        return "Mirror of " + url.host + path
+    }
+
+    static func formatSize(_ bytes: Int64) -> String {
+        if bytes < 1000 { return "\(bytes) B" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
+    }
+
+    private func removeStalePages(keeping count: Int) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.root.path) else { return }
+        for name in names where name.hasPrefix("page-") && name.hasSuffix(".html") {
+            guard let number = Int(name.dropFirst(5).dropLast(5)), number > count, number > 1 else { continue }
+            try? FileManager.default.removeItem(at: layout.root.appendingPathComponent(name))
+        }
+    }
+}

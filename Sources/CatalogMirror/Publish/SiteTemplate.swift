@@ -1,0 +1,74 @@
+import Foundation
+import Mustache
+
+/// The templates and assets of the generated site: `page.mustache` renders each page, and
+/// every other file (the `assets/` folder) is copied into the mirror as it is.
+public struct SiteTemplate: Sendable {
+    enum EmbeddedFile: Sendable {
+        case text(String)
+        case base64(String)
+
+        var bytes: [UInt8] {
+            switch self {
+            case .text(let text): Array(text.utf8)
+            case .base64(let text): Data(base64Encoded: text).map { Array($0) } ?? []
+            }
+        }
+    }
+
+    /// The page template.
+    let page: MustacheTemplate
+    /// The page template's source text.
+    let pageSource: String
+    /// Files copied verbatim, by path relative to the mirror root.
+    let assets: [String: [UInt8]]
+
+    /// The default template compiled into the binary (from `site-template/`).
+    public static func embedded() throws(PublishError) -> SiteTemplate {
+        var files: [String: [UInt8]] = [:]
+        for (path, file) in embeddedFiles { files[path] = file.bytes }
+        return try SiteTemplate(files: files, origin: "the built-in template")
+    }
+
+    /// A template directory given with `--template DIR`: `page.mustache` plus any assets.
+    public static func load(from directory: URL) throws(PublishError) -> SiteTemplate {
+        let fileManager = FileManager.default
+        guard let enumerator = fileManager.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            throw PublishError("cannot read the template directory \(directory.path)")
+        }
+        var files: [String: [UInt8]] = [:]
+        let rootPath = directory.standardizedFileURL.path
+        for case let url as URL in enumerator {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
+            let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count)).drop { $0 == "/" }
+            guard let data = fileManager.contents(atPath: url.path) else {
+                throw PublishError("cannot read the template file \(url.path)")
+            }
+            files[String(relative)] = Array(data)
+        }
+        return try SiteTemplate(files: files, origin: directory.path)
+    }
+
+    init(files: [String: [UInt8]], origin: String) throws(PublishError) {
+        guard let pageBytes = files["page.mustache"] else {
+            throw PublishError("\(origin) has no page.mustache")
+        }
+        pageSource = String(decoding: pageBytes, as: UTF8.self)
+        do {
+            page = try MustacheTemplate(string: pageSource)
+        } catch {
+            throw PublishError("\(origin)/page.mustache is not a valid Mustache template: \(error)")
+        }
+        assets = files.filter { path, _ in
+            path != "page.mustache" && !path.hasSuffix(".mustache")
+                && !path.split(separator: "/").contains { $0.hasPrefix(".") || $0 == ".." }
+        }
+    }
+}
+
+/// A failure to render or write the site: what happened and to which file.
+public struct PublishError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The settings a mirror was made with, saved as `DIR/.catalog-mirror/settings.json` after each
+/// sync that exits 0 or 1, so the cron form (`catalog-mirror sync --out DIR`) needs no flags.
+///
+/// Every field but `source` is optional: a missing key takes its default, so a file written by
+/// an older version, or trimmed by hand, still loads.
+public struct MirrorSettings: Codable, Sendable, Equatable {
+    /// The schema version this build writes and reads.
+    public static let currentVersion = 1
+
+    public var version: Int = MirrorSettings.currentVersion
+    /// The source URL, canonical.
+    public var source: String
+    public var feed: String?
+    public var maxPages: Int?
+    public var concurrency: Int?
+    public var include: [String]?
+    public var exclude: [String]?
+    public var allowHost: [String]?
+    public var maxSize: Int64?
+    public var template: String?
+
+    public init(source: String) { self.source = source }
+
+    /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
+    /// one; a given repeatable option replaces the whole saved list.
+    public func overridden(by other: MirrorSettings) -> MirrorSettings {
+        var merged = self
+        merged.source = other.source
+        merged.feed = other.feed ?? feed
+        merged.maxPages = other.maxPages ?? maxPages
+        merged.concurrency = other.concurrency ?? concurrency
+        merged.include = other.include ?? include
+        merged.exclude = other.exclude ?? exclude
+        merged.allowHost = other.allowHost ?? allowHost
+        merged.maxSize = other.maxSize ?? maxSize
+        merged.template = other.template ?? template
+        return merged
+    }
+}
+
+/// A settings file that exists but cannot be used (exit 2); nothing is changed.
+public struct SettingsError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Reads and writes `settings.json`.
+public enum SettingsStore {
+    /// The saved settings of the mirror at `layout`, or nil when there are none.
+    public static func load(_ layout: MirrorLayout) throws(SettingsError) -> MirrorSettings? {
+        let url = layout.settings
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw SettingsError("cannot read the settings file \(url.path) (check its permissions)")
+        }
+        struct Versioned: Decodable { var version: Int? }
+        let version: Int?
+        do {
+            version = try JSONDecoder().decode(Versioned.self, from: data).version
+        } catch {
+            throw SettingsError("the settings file \(url.path) is not a JSON object (fix or delete it)")
+        }
+        if let version, version > MirrorSettings.currentVersion {
+            throw SettingsError(
+                "the settings file \(url.path) has version \(version); this catalog-mirror reads up to \(MirrorSettings.currentVersion) (upgrade it)")
+        }
+        let settings: MirrorSettings
+        do {
+            settings = try JSONDecoder().decode(MirrorSettings.self, from: data)
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw SettingsError("the settings file \(url.path) has no \"\(key.stringValue)\" (fix or delete it)")
+        } catch DecodingError.typeMismatch(_, let context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw SettingsError("the settings file \(url.path) has a value of the wrong type at \"\(path)\" (fix or delete it)")
+        } catch {
+            throw SettingsError("the settings file \(url.path) cannot be read: \(error) (fix or delete it)")
+        }
+        guard let source = CanonicalURL(settings.source), source.isWeb else {
+            throw SettingsError("the settings file \(url.path) has an unusable source \"\(settings.source.prefix(200))\" (fix or delete it)")
+        }
+        var repaired = settings
+        repaired.source = source.string
+        return repaired
+    }
+
+    /// Writes `settings` atomically (temporary file, then rename).
+    public static func save(_ settings: MirrorSettings, _ layout: MirrorLayout) throws(SettingsError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            var data = try encoder.encode(settings)
+            data.append(0x0A)
+            try FileManager.default.createDirectory(at: layout.temporary, withIntermediateDirectories: true)
+            try AtomicFile.write(data, to: layout.settings, temporaryDirectory: layout.temporary)
+        } catch {
+            throw SettingsError("cannot save the settings file \(layout.settings.path): \(error)")
+        }
+    }
+}

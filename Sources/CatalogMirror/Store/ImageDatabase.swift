@@ -1,0 +1,32 @@
+/// The one shared silo for the mirror's persistent state.
+///
+/// What runs on it: everything `DiskStorage` does — the index of stored images, the namespace of
+/// file names, and the renames that move checked files into place — serially, so no two tasks
+/// can pick the same name or see a half-updated index.
+/// What does not: downloading, hashing and writing image bytes (the loader's tasks do that into
+/// temporary files first), parsing, and rendering pages.
+@globalActor public actor ImageDatabase {
+    public static let shared = ImageDatabase()
+
+    /// Stores open in this process, by mirror directory: one run per directory at a time.
+    @ImageDatabase private static var openStores: [String: DiskStorage] = [:]
+
+    /// Opens the store of the mirror at `layout`, builds its index from the files on disk
+    /// (`DiskStorage.setUp()`), and returns it. Tests point it at temporary directories.
+    @ImageDatabase public static func open(_ layout: MirrorLayout) throws(StoreError) -> DiskStorage {
+        let path = layout.root.path
+        guard openStores[path] == nil else {
+            throw StoreError("\(path) is already open in this process; one sync per mirror at a time")
+        }
+        let storage = DiskStorage(layout: layout)
+        try storage.setUp()
+        openStores[path] = storage
+        return storage
+    }
+
+    /// Closes `storage`: finishes its event streams and frees the directory for the next run.
+    @ImageDatabase public static func close(_ storage: DiskStorage) {
+        storage.finishStreams()
+        openStores[storage.layout.root.path] = nil
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Where everything lives inside a mirror directory (SPEC: "The mirror directory").
+public struct MirrorLayout: Sendable, Equatable {
+    /// The mirror directory (`--out`).
+    public let root: URL
+
+    public init(root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    /// `DIR/images`: published image files, each complete at every moment.
+    public var images: URL { root.appendingPathComponent("images", isDirectory: true) }
+    /// `DIR/manifest.json`.
+    public var manifest: URL { root.appendingPathComponent("manifest.json") }
+    /// `DIR/.catalog-mirror`: the tool's own state.
+    public var state: URL { root.appendingPathComponent(".catalog-mirror", isDirectory: true) }
+    /// Partial downloads and files being written; emptied at the start of every run.
+    public var temporary: URL { state.appendingPathComponent("tmp", isDirectory: true) }
+    /// Checked downloads of this run, waiting to be published into `images/`.
+    public var staged: URL { state.appendingPathComponent("staged", isDirectory: true) }
+    /// Saved settings of the mirror.
+    public var settings: URL { state.appendingPathComponent("settings.json") }
+
+    /// The URL of a manifest `path` (relative to the root), or nil when the path would leave the
+    /// mirror (absolute, `..`, empty segments) — a hand-edited manifest cannot point elsewhere.
+    public func file(atRelativePath path: String) -> URL? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !path.hasPrefix("/"), !segments.isEmpty,
+            segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") })
+        else { return nil }
+        return root.appendingPathComponent(path)
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// One image the store holds: where its file is and what its bytes are.
+public struct StoredImage: Sendable, Equatable {
+    /// The key it was fetched for.
+    public var key: CanonicalURL
+    /// The file name inside `images/` (no directory part).
+    public var fileName: String
+    /// Hex SHA-256 of the file.
+    public var sha256: String
+    /// Size in bytes.
+    public var byteCount: Int64
+    /// Detected media type.
+    public var contentType: String
+    /// Validators from the response that delivered the bytes.
+    public var etag: String?
+    public var lastModified: String?
+    /// When the key was first published; kept while it stays published.
+    public var firstSeen: Date
+    /// When the key was last fetched or confirmed.
+    public var lastChecked: Date
+    /// True while the file waits in `.catalog-mirror/staged/` for this run's publish step.
+    public var isStaged: Bool
+
+    /// The manifest `path`, relative to the mirror root.
+    public var path: String { "images/" + fileName }
+}

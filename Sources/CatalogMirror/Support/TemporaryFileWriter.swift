@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Foundation
+
+/// A new file in the state directory written through a raw descriptor, so response buffers are
+/// written without being copied into `Data`. Writes block briefly; image files are small and
+/// the page cache absorbs them, which costs less than hopping to a thread pool per buffer.
+final class TemporaryFileWriter {
+    struct WriteError: Error, CustomStringConvertible {
+        let errno: Int32
+        var description: String { String(cString: strerror(errno)) }
+    }
+
+    let url: URL
+    private var descriptor: Int32
+
+    /// Creates `directory/<random>.part` exclusively (never follows or reuses an existing file).
+    init(in directory: URL) throws {
+        url = directory.appendingPathComponent("\(UUID().uuidString.lowercased()).part")
+        descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0 { throw WriteError(errno: errno) }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WriteError(errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Flushes to stable storage and closes, so a rename after this publishes complete bytes.
+    func finish() throws {
+        guard descriptor >= 0 else { return }
+        if fsync(descriptor) != 0 { throw WriteError(errno: errno) }
+        let result = close(descriptor)
+        descriptor = -1
+        if result != 0 { throw WriteError(errno: errno) }
+    }
+
+    /// Reads `count` bytes at `offset` from the written file (for structure checks).
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        let reader = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else { return [] }
+        defer { close(reader) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got = buffer.withUnsafeMutableBytes { pread(reader, $0.baseAddress, count, off_t(offset)) }
+        return got > 0 ? Array(buffer.prefix(got)) : []
+    }
+
+    /// Closes and removes the file.
+    func discard() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        unlink(url.path)
+    }
+}

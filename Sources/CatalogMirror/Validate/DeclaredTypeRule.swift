@@ -1,0 +1,18 @@
+/// Rejects keys whose listing declares a media type the mirror does not publish
+/// (not `image/*`, or SVG — see `ImageFormat.svg`) as `unsupported-type`, before any request.
+public struct DeclaredTypeRule: ValidationHandler {
+    public let next: (any ValidationHandler)?
+
+    public init(next: (any ValidationHandler)?) { self.next = next }
+
+    public func handle(_ candidate: Candidate) async -> Verdict {
+        if let declared = candidate.declaredType?.lowercased().split(separator: ";").first?.trimmingSpaces,
+            !declared.isEmpty, declared != "application/octet-stream"
+        {
+            guard declared.hasPrefix("image/"), !declared.hasPrefix("image/svg") else {
+                return .rejected(.unsupportedType)
+            }
+        }
+        return await passOn(candidate)
+    }
+}

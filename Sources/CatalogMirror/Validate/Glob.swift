@@ -1,0 +1,86 @@
+/// A path glob for `--include` / `--exclude`: `*` and `?` stay within one path segment, `**`
+/// crosses segments (`/a/**/b` also matches `/a/b`). A pattern without a leading `/` may match
+/// at any depth (`*.png` is `**/*.png`), as rclone and .gitignore users expect.
+///
+/// Hand-written because fnmatch(3) has no `**` and no maintained Swift package provides one.
+public struct Glob: Sendable, Equatable {
+    /// The pattern as given.
+    public let pattern: String
+    private let tokens: [Token]
+
+    enum Token: Equatable {
+        case literal(Character)
+        case anyInSegment  // *
+        case anyOne  // ?
+        case anyAcross  // **
+        case anyDirectories  // **/ : zero or more whole segments
+    }
+
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        let anchored = pattern.hasPrefix("/") ? pattern : "/**/" + pattern
+        var tokens: [Token] = []
+        let chars = Array(anchored)
+        var index = 0
+        while index < chars.count {
+            let char = chars[index]
+            if char == "*" {
+                if index + 1 < chars.count, chars[index + 1] == "*" {
+                    if index + 2 < chars.count, chars[index + 2] == "/" {
+                        tokens.append(.anyDirectories)
+                        index += 3
+                    } else {
+                        tokens.append(.anyAcross)
+                        index += 2
+                    }
+                    while index < chars.count, chars[index] == "*" { index += 1 }
+                    continue
+                }
+                tokens.append(.anyInSegment)
+            } else if char == "?" {
+                tokens.append(.anyOne)
+            } else {
+                tokens.append(.literal(char))
+            }
+            index += 1
+        }
+        self.tokens = tokens
+    }
+
+    /// True when the whole `path` matches.
+    public func matches(_ path: String) -> Bool {
+        let text = Array(path)
+        // memo[t][p]: nil unknown; dynamic programming keeps hostile patterns linear-ish.
+        var memo = [[Bool?]](repeating: [Bool?](repeating: nil, count: text.count + 1), count: tokens.count + 1)
+        func match(_ t: Int, _ p: Int) -> Bool {
+            if let known = memo[t][p] { return known }
+            let result: Bool
+            if t == tokens.count {
+                result = p == text.count
+            } else {
+                switch tokens[t] {
+                case .literal(let char):
+                    result = p < text.count && text[p] == char && match(t + 1, p + 1)
+                case .anyOne:
+                    result = p < text.count && text[p] != "/" && match(t + 1, p + 1)
+                case .anyInSegment:
+                    result = match(t + 1, p) || (p < text.count && text[p] != "/" && match(t, p + 1))
+                case .anyAcross:
+                    result = match(t + 1, p) || (p < text.count && match(t, p + 1))
+                case .anyDirectories:
+                    // Zero segments, or one segment plus its slash, repeated.
+                    if match(t + 1, p) {
+                        result = true
+                    } else if let slash = text[p...].firstIndex(of: "/") {
+                        result = match(t, slash + 1)
+                    } else {
+                        result = false
+                    }
+                }
+            }
+            memo[t][p] = result
+            return result
+        }
+        return match(0, 0)
+    }
+}

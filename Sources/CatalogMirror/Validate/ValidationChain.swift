@@ -1,0 +1,61 @@
+/// Settings of the validator chain.
+public struct ValidationConfiguration: Sendable {
+    /// The rules, each one handler.
+    public enum Rule: String, Sendable, CaseIterable {
+        case duplicate, scheme, scope, filters, declaredType, declaredSize, robots
+    }
+
+    /// The order handlers are asked in. Default: duplicate, scheme, scope, filters,
+    /// declaredType, declaredSize, robots (cheap checks first; robots may fetch).
+    public var order: [Rule] = [.duplicate, .scheme, .scope, .filters, .declaredType, .declaredSize, .robots]
+    /// Hosts in scope besides the source's (`--allow-host`). Default: none.
+    public var allowedHosts: [String] = []
+    /// `--include` globs. Default: none (everything included).
+    public var include: [String] = []
+    /// `--exclude` globs. Default: none.
+    public var exclude: [String] = []
+    /// `--max-size` in bytes. Default: nil (no limit).
+    public var maxSize: Int64?
+    /// Whether robots.txt is honoured. Default: true.
+    public var honourRobots: Bool = true
+
+    public init() {}
+}
+
+/// Builds the chain of validators from configuration; the client keeps only the first handler.
+public enum ValidationChain {
+    /// Folds the configured rules from the back into one handler. Rules without work to do
+    /// (no filters, no size limit, robots off) are left out.
+    public static func make(
+        _ configuration: ValidationConfiguration, sourceHost: String, robots: RobotsCache?
+    ) -> any ValidationHandler {
+        var next: (any ValidationHandler)? = nil
+        for rule in configuration.order.reversed() {
+            switch rule {
+            case .duplicate:
+                next = DuplicateRule(next: next)
+            case .scheme:
+                next = SchemeRule(next: next)
+            case .scope:
+                next = ScopeRule(hosts: [sourceHost] + configuration.allowedHosts, next: next)
+            case .filters:
+                if !configuration.include.isEmpty || !configuration.exclude.isEmpty {
+                    next = FilterRule(include: configuration.include, exclude: configuration.exclude, next: next)
+                }
+            case .declaredType:
+                next = DeclaredTypeRule(next: next)
+            case .declaredSize:
+                if let maxSize = configuration.maxSize { next = DeclaredSizeRule(maxSize: maxSize, next: next) }
+            case .robots:
+                if configuration.honourRobots, let robots { next = RobotsRule(robots: robots, next: next) }
+            }
+        }
+        return next ?? AcceptAll()
+    }
+}
+
+/// The chain when no rule is configured: accepts everything.
+struct AcceptAll: ValidationHandler {
+    var next: (any ValidationHandler)? { nil }
+    func handle(_ candidate: Candidate) async -> Verdict { .accepted }
+}

@@ -1,0 +1,56 @@
+/// What a gallery server shows: its images and how each one behaves. Tests build catalogs with
+/// misbehaving entries; `GalleryCatalog.sample` is the bundled demo gallery.
+public struct GalleryCatalog: Sendable {
+    /// How the image endpoint answers for an entry.
+    public enum Behavior: Sendable, Equatable {
+        /// 200 with the image bytes as `application/octet-stream` (as the EmojiArt server does).
+        case image
+        /// 200 with a JSON error body instead of an image.
+        case jsonError
+        /// 404.
+        case notFound
+    }
+
+    public struct Entry: Sendable {
+        public var id: Int
+        public var name: String
+        public var price: String
+        public var bytes: [UInt8]
+        public var behavior: Behavior
+
+        public init(id: Int, name: String, price: String, bytes: [UInt8], behavior: Behavior = .image) {
+            self.id = id
+            self.name = name
+            self.price = price
+            self.bytes = bytes
+            self.behavior = behavior
+        }
+    }
+
+    public var title: String
+    public var entries: [Entry]
+    /// Images per HTML page.
+    public var perPage: Int
+    /// Paths robots.txt disallows for every user agent.
+    public var disallowed: [String]
+
+    public init(title: String, entries: [Entry], perPage: Int = 12, disallowed: [String] = ["/gallery/private/"]) {
+        self.title = title
+        self.entries = entries
+        self.perPage = perPage
+        self.disallowed = disallowed
+    }
+
+    /// The bundled sample: 32 images, plus one entry that answers 200 with a JSON error body.
+    public static var sample: GalleryCatalog {
+        var entries = SampleImage.bundled.enumerated().map { index, image in
+            Entry(id: index + 1, name: image.name, price: image.price, bytes: image.bytes)
+        }
+        entries.append(Entry(id: entries.count + 1, name: "Broken Frame", price: "9.99", bytes: [], behavior: .jsonError))
+        return GalleryCatalog(title: "EmojiArt Sample Gallery", entries: entries)
+    }
+
+    func entry(id: Int) -> Entry? { entries.first { $0.id == id } }
+
+    var pageCount: Int { max(1, (entries.count + perPage - 1) / perPage) }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A real HTTP gallery on a loopback port (Hummingbird): paginated HTML pages under `/gallery/`,
+/// an RSS feed (`/gallery/feed.rss`), a JSON listing (`/gallery/images`, every image listed three
+/// times, shuffled, as the EmojiArt catalog server does), images at `/gallery/image?N` served as
+/// `application/octet-stream`, and `/robots.txt`. Used by `catalog-mirror demo` and by tests.
+public final class GalleryServer: Sendable {
+    private let catalog: Mutex<GalleryCatalog>
+    private let requests = Mutex<[String]>([])
+
+    public init(catalog: GalleryCatalog) {
+        self.catalog = Mutex(catalog)
+    }
+
+    /// Replaces the catalog the server shows (tests change it between runs).
+    public func update(_ change: (inout GalleryCatalog) -> Void) {
+        catalog.withLock { change(&$0) }
+    }
+
+    /// Every request served so far, as `path?query`, in arrival order.
+    public var requestLog: [String] { requests.withLock { $0 } }
+
+    /// Starts the server on `host` with an ephemeral port, runs `body` with the gallery's start
+    /// URL (`http://host:port/gallery/`), then stops the server.
+    public func run<T: Sendable>(host: String = "127.0.0.1", _ body: @Sendable (URL) async throws -> T) async throws -> T {
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "sample-gallery")
+        logger.logLevel = .critical
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: 0), serverName: "sample-gallery"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await app.runService(gracefulShutdownSignals: [])
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0,
+                let url = URL(string: "http://\(host):\(port)/gallery/")
+            else {
+                group.cancelAll()
+                throw GalleryServerError(message: "the sample gallery could not bind a port on \(host)")
+            }
+            do {
+                let result = try await body(url)
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    private func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(RequestLogger(log: { [weak self] line in self?.requests.withLock { $0.append(line) } }))
+        router.get("/robots.txt") { _, _ in
+            let rules = self.catalog.withLock { $0.disallowed }.map { "Disallow: \($0)" }.joined(separator: "\n")
+            return Self.response("User-agent: *\n\(rules)\n", type: "text/plain; charset=utf-8")
+        }
+        router.get("/gallery/") { request, _ in
+            let page = request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1
+            let catalog = self.catalog.withLock { $0 }
+            guard (1...catalog.pageCount).contains(page) else { return Self.response("no such page", type: "text/plain", status: .notFound) }
+            return Self.response(GalleryPages.page(page, of: catalog, origin: Self.origin(request)), type: "text/html; charset=utf-8")
+        }
+        router.get("/gallery/feed.rss") { request, _ in
+            Self.response(GalleryPages.rss(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/rss+xml; charset=utf-8")
+        }
+        router.get("/gallery/images") { request, _ in
+            Self.response(GalleryPages.listing(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/json")
+        }
+        router.get("/gallery/image") { request, _ in
+            let id = (request.uri.query ?? "").split(separator: "&").first.flatMap { Int($0) }
+            guard let id, let entry = self.catalog.withLock({ $0.entry(id: id) }) else {
+                return Self.response("{\"error\": \"no such image\"}", type: "application/json", status: .notFound)
+            }
+            switch entry.behavior {
+            case .image:
+                return Response(
+                    status: .ok, headers: [.contentType: "application/octet-stream"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: entry.bytes)))
+            case .jsonError:
+                return Self.response("{\"error\": \"image \(id) is not available\"}", type: "application/octet-stream")
+            case .notFound:
+                return Self.response("{\"error\": \"not found\"}", type: "application/json", status: .notFound)
+            }
+        }
+        return router
+    }
+
+    private static func origin(_ request: Request) -> String {
+        "http://" + (request.head.authority ?? "127.0.0.1")
+    }
+
+    private static func response(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Records each request's path and query.
+struct RequestLogger<Context: RequestContext>: RouterMiddleware {
+    let log: @Sendable (String) -> Void
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        log(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        return try await next(request, context)
+    }
+}
+
+/// The sample gallery could not start.
+public struct GalleryServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

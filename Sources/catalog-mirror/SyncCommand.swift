@@ -1,0 +1,152 @@
+import ArgumentParser
+import CatalogMirror
+import Foundation
+
+/// `catalog-mirror sync [<source-url>] [--out DIR] [options]`.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Crawl a gallery, fetch its images, and write a static mirror.",
+        discussion: """
+            Without <source-url>, the settings saved in DIR by an earlier sync are used (the cron form). \
+            Options given override the saved ones for this run and are saved.
+            Exit status: 0 all good; 1 some items failed (the rest is published); 2 usage or settings \
+            error; 3 the source could not be crawled (the mirror is left as it was).
+            """
+    )
+
+    @Argument(help: "The gallery's start page (or its feed or JSON listing). Omit it to use the settings saved in DIR.")
+    var sourceURL: String?
+
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: ArgumentHelp("Read this RSS/Atom feed or JSON listing instead of discovering feeds from the pages.", valueName: "URL"))
+    var feed: String?
+
+    @Option(help: ArgumentHelp("Crawl at most N HTML pages, the start page included. (default: 50)", valueName: "N"))
+    var maxPages: Int?
+
+    @Option(help: ArgumentHelp("Download at most N images at once. (default: 8)", valueName: "N"))
+    var concurrency: Int?
+
+    @Option(help: ArgumentHelp("Only mirror images whose URL path matches GLOB (* within a segment, ** across). Repeatable.", valueName: "GLOB"))
+    var include: [String] = []
+
+    @Option(help: ArgumentHelp("Skip images whose URL path matches GLOB. Repeatable.", valueName: "GLOB"))
+    var exclude: [String] = []
+
+    @Option(help: ArgumentHelp("Also fetch images from HOST (default: the source's host only). Repeatable.", valueName: "HOST"))
+    var allowHost: [String] = []
+
+    @Option(help: ArgumentHelp("Reject images larger than BYTES (suffixes K, M, G allowed).", valueName: "BYTES"))
+    var maxSize: ByteCount?
+
+    @Option(help: ArgumentHelp("Render pages with the templates in DIR (page.mustache and assets) instead of the built-in ones.", valueName: "DIR"))
+    var template: String?
+
+    @Option(help: ArgumentHelp("Write a JSON summary of the run to FILE.", valueName: "FILE"))
+    var report: String?
+
+    @Flag(help: "Print only errors.")
+    var quiet = false
+
+    func validate() throws {
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1 (got \(maxPages))") }
+        if let concurrency, !(1...256).contains(concurrency) {
+            throw ValidationError("--concurrency must be between 1 and 256 (got \(concurrency))")
+        }
+        if let sourceURL { _ = try Self.webURL(sourceURL, option: "<source-url>") }
+        if let feed { _ = try Self.webURL(feed, option: "--feed") }
+        for host in allowHost where host.isEmpty || host.contains("/") || host.contains(" ") {
+            throw ValidationError("--allow-host takes a host name such as images.example.com (got \"\(host)\")")
+        }
+    }
+
+    static func webURL(_ text: String, option: String) throws -> CanonicalURL {
+        guard let url = CanonicalURL(text), url.isWeb else {
+            throw ValidationError("\(option) must be an absolute http or https URL (got \"\(text)\")")
+        }
+        return url
+    }
+
+    /// The settings this command line states (nil fields were not given).
+    func givenSettings(source: String) -> MirrorSettings {
+        var settings = MirrorSettings(source: source)
+        settings.feed = feed.flatMap { try? Self.webURL($0, option: "--feed").string }
+        settings.maxPages = maxPages
+        settings.concurrency = concurrency
+        settings.include = include.isEmpty ? nil : include
+        settings.exclude = exclude.isEmpty ? nil : exclude
+        settings.allowHost = allowHost.isEmpty ? nil : allowHost.map { $0.lowercased() }
+        settings.maxSize = maxSize?.bytes
+        settings.template = template.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        return settings
+    }
+
+    func run() async throws {
+        let layout = output.layout
+        let saved: MirrorSettings?
+        do {
+            saved = try SettingsStore.load(layout)
+        } catch {
+            printError("catalog-mirror: error: \(error.message)")
+            throw ExitCode(ExitStatus.usage)
+        }
+        let settings: MirrorSettings
+        if let sourceURL {
+            let source = try Self.webURL(sourceURL, option: "<source-url>").string
+            if let saved, saved.source != source {
+                printError(
+                    "catalog-mirror: error: \(layout.root.path) is a mirror of \(saved.source), not \(source); use another --out, or omit the URL to sync the saved source")
+                throw ExitCode(ExitStatus.usage)
+            }
+            settings = (saved ?? MirrorSettings(source: source)).overridden(by: givenSettings(source: source))
+        } else if let saved {
+            settings = saved.overridden(by: givenSettings(source: saved.source))
+        } else {
+            printError(
+                "catalog-mirror: error: no <source-url> given and \(layout.root.path) has no saved settings (\(layout.settings.path)); run 'catalog-mirror sync <source-url> --out \(output.out)' once")
+            throw ExitCode(ExitStatus.usage)
+        }
+        let configuration: MirrorConfiguration
+        do {
+            configuration = try settings.configuration(output: layout.root)
+        } catch {
+            printError("catalog-mirror: error: \(error.message)")
+            throw ExitCode(ExitStatus.usage)
+        }
+        let runner = SyncRunner(quiet: quiet, reportFile: report.map { URL(fileURLWithPath: $0) })
+        let outcome = await runner.run(configuration)
+        if case .finished(let report) = outcome {
+            do {
+                try SettingsStore.save(settings, layout)
+            } catch {
+                printError("catalog-mirror: warning: \(error.message)")
+            }
+            throw ExitCode(report.exitStatus)
+        }
+        throw ExitCode(outcome.exitStatus)
+    }
+}
+
+extension MirrorSettings {
+    /// The engine configuration these settings describe, for the mirror at `output`.
+    func configuration(output: URL) throws(SettingsError) -> MirrorConfiguration {
+        guard let source = CanonicalURL(source), source.isWeb else {
+            throw SettingsError("the source \"\(self.source)\" is not an http or https URL")
+        }
+        var configuration = MirrorConfiguration(source: source, output: output)
+        if let feed {
+            guard let url = CanonicalURL(feed), url.isWeb else { throw SettingsError("the feed \"\(feed)\" is not an http or https URL") }
+            configuration.crawl.feed = url
+        }
+        if let maxPages { configuration.crawl.maxPages = max(1, maxPages) }
+        if let concurrency { configuration.fetch.concurrency = min(256, max(1, concurrency)) }
+        configuration.validation.include = include ?? []
+        configuration.validation.exclude = exclude ?? []
+        configuration.validation.allowedHosts = allowHost ?? []
+        configuration.validation.maxSize = maxSize
+        configuration.publish.templateDirectory = template.map { URL(fileURLWithPath: $0) }
+        return configuration
+    }
+}

@@ -1,0 +1,121 @@
+import CatalogMirror
+import Dispatch
+import Foundation
+
+/// Runs one sync for a command: the engine, the live progress line (terminal only), SIGINT and
+/// SIGTERM handling (cancel, leave the mirror as it was), the report file, and the final lines.
+struct SyncRunner {
+    /// Print only errors.
+    let quiet: Bool
+    /// `--report FILE`.
+    let reportFile: URL?
+
+    enum Outcome {
+        case finished(RunReport)
+        case stopped(MirrorError)
+
+        var exitStatus: Int32 {
+            switch self {
+            case .finished(let report): report.exitStatus
+            case .stopped(let error): error.exitStatus
+            }
+        }
+    }
+
+    private enum Event: Sendable {
+        case result(Result<RunReport, MirrorError>)
+        case signal(Int32)
+        case displayEnded
+    }
+
+    func run(_ configuration: MirrorConfiguration) async -> Outcome {
+        let progress = ProgressBoard()
+        let engine = MirrorEngine(configuration: configuration, progress: progress)
+        let showProgress = !quiet && isatty(STDERR_FILENO) == 1
+        let startedAt = Date()
+        let result: Result<RunReport, MirrorError> = await withTaskGroup(of: Event.self) { group in
+            group.addTask {
+                do throws(MirrorError) {
+                    let report = try await engine.run()
+                    return .result(.success(report))
+                } catch {
+                    return .result(.failure(error))
+                }
+            }
+            group.addTask {
+                for await signal in Self.signals() { return .signal(signal) }
+                return .displayEnded
+            }
+            if showProgress {
+                group.addTask {
+                    await ProgressDisplay(board: progress).run()
+                    return .displayEnded
+                }
+            }
+            var outcome: Result<RunReport, MirrorError> = .failure(.cancelled)
+            while let event = await group.next() {
+                switch event {
+                case .result(let result):
+                    outcome = result
+                    group.cancelAll()
+                case .signal(let signal):
+                    printError("catalog-mirror: received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping; the mirror is left as it was")
+                    group.cancelAll()
+                case .displayEnded:
+                    break
+                }
+            }
+            return outcome
+        }
+        switch result {
+        case .success(let report):
+            writeReport(report)
+            if !quiet {
+                for warning in report.warnings { printError("catalog-mirror: warning: \(warning)") }
+                printError(report.summaryLine)
+            }
+            return .finished(report)
+        case .failure(let error):
+            writeReport(RunReport.stopped(error, configuration: configuration, startedAt: startedAt, progress: progress.snapshot))
+            printError("catalog-mirror: error: \(error.description)")
+            return .stopped(error)
+        }
+    }
+
+    private func writeReport(_ report: RunReport) {
+        guard let reportFile else { return }
+        do {
+            try report.encoded().write(to: reportFile, options: .atomic)
+        } catch {
+            printError("catalog-mirror: warning: cannot write the report \(reportFile.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// SIGINT and SIGTERM as a stream; the default handlers are replaced while it is iterated.
+    private static func signals() -> AsyncStream<Int32> {
+        AsyncStream { continuation in
+            let sources = [SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { continuation.yield(number) }
+                source.resume()
+                return source
+            }
+            let box = SignalSources(sources: sources)
+            continuation.onTermination = { _ in box.cancel() }
+        }
+    }
+}
+
+/// Holds the dispatch sources of `SyncRunner.signals()` until the stream ends.
+// Safety: `sources` is written once in init and only read afterwards; DispatchSource.cancel()
+// is documented as safe to call from any thread.
+private final class SignalSources: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+    init(sources: [any DispatchSourceSignal]) { self.sources = sources }
+    func cancel() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
