@@ -55,7 +55,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogMirrorTests",
-            dependencies: ["CatalogMirror", "SampleGallery"]
+            dependencies: ["CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -24,12 +24,11 @@ struct URIReference: Equatable {
         self.init(scheme: url.scheme, authority: authority, path: url.path, query: url.query)
     }
 
-    /// Splits `text`; nil only for input that is empty after trimming.
+    /// Splits `text`. Empty input is the empty reference (the base itself, RFC 3986 5.2.2).
     init?(parsing text: String) {
         var cleaned = Substring(text).drop { $0.isControlOrSpace }
         while let last = cleaned.last, last.isControlOrSpace { cleaned = cleaned.dropLast() }
         var input = String(cleaned.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })
-        guard !input.isEmpty else { return nil }
 
         // Fragment: never part of a key.
         if let hash = input.firstIndex(of: "#") { input = String(input[..<hash]) }

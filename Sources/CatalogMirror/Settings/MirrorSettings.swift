@@ -23,6 +23,25 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
 
     public init(source: String) { self.source = source }
 
+    private enum CodingKeys: String, CodingKey {
+        case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, template
+    }
+
+    /// Every key but `source` may be missing (synthesized decoding would demand `version`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? MirrorSettings.currentVersion
+        source = try container.decode(String.self, forKey: .source)
+        feed = try container.decodeIfPresent(String.self, forKey: .feed)
+        maxPages = try container.decodeIfPresent(Int.self, forKey: .maxPages)
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
+        include = try container.decodeIfPresent([String].self, forKey: .include)
+        exclude = try container.decodeIfPresent([String].self, forKey: .exclude)
+        allowHost = try container.decodeIfPresent([String].self, forKey: .allowHost)
+        maxSize = try container.decodeIfPresent(Int64.self, forKey: .maxSize)
+        template = try container.decodeIfPresent(String.self, forKey: .template)
+    }
+
     /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
     /// one; a given repeatable option replaces the whole saved list.
     public func overridden(by other: MirrorSettings) -> MirrorSettings {

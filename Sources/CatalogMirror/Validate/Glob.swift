@@ -26,14 +26,15 @@ public struct Glob: Sendable, Equatable {
             let char = chars[index]
             if char == "*" {
                 if index + 1 < chars.count, chars[index + 1] == "*" {
-                    if index + 2 < chars.count, chars[index + 2] == "/" {
+                    var end = index + 2
+                    while end < chars.count, chars[end] == "*" { end += 1 }  // *** is **
+                    if end < chars.count, chars[end] == "/" {
                         tokens.append(.anyDirectories)
-                        index += 3
+                        index = end + 1
                     } else {
                         tokens.append(.anyAcross)
-                        index += 2
+                        index = end
                     }
-                    while index < chars.count, chars[index] == "*" { index += 1 }
                     continue
                 }
                 tokens.append(.anyInSegment)

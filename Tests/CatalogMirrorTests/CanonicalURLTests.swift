@@ -1,0 +1,73 @@
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Key canonicalization (RFC 3986 6.2.2)")
+struct CanonicalURLTests {
+    @Test(
+        "normalizes case, port, fragment, dot segments and escapes",
+        arguments: [
+            ("HTTP://Example.COM:80/a/./b/../c?x=1#frag", "http://example.com/a/c?x=1"),
+            ("https://example.com:443", "https://example.com/"),
+            ("http://example.com:8080/", "http://example.com:8080/"),
+            ("http://example.com/%7euser/%41%2f%2a", "http://example.com/~user/A%2F%2A"),
+            ("http://example.com/a%2fb%3a", "http://example.com/a%2Fb%3A"),
+            ("http://example.com/café/ü.png", "http://example.com/caf%C3%A9/%C3%BC.png"),
+            ("http://example.com/a b/\"q\"", "http://example.com/a%20b/%22q%22"),
+            ("http://example.com/100%/x", "http://example.com/100%25/x"),
+            ("http://example.com/gallery/image?3", "http://example.com/gallery/image?3"),
+            ("  http://example.com/x\n.png  ", "http://example.com/x.png"),
+            ("http://example.com/%2e%2e/%2E/secret", "http://example.com/secret"),
+            ("http://example.com/a/..", "http://example.com/"),
+            ("http://example.com\\images\\a.png", "http://example.com/images/a.png"),
+            ("http://[::1]:8080/x", "http://[::1]:8080/x"),
+            ("http://example.com/?q=ä", "http://example.com/?q=%C3%A4"),
+            ("http://example.com/x?", "http://example.com/x?"),
+        ])
+    func normalizes(input: String, expected: String) throws {
+        let url = try #require(CanonicalURL(input))
+        #expect(url.string == expected)
+        #expect(url.string.unicodeScalars.allSatisfy { $0.isASCII })
+    }
+
+    // RFC 3986 section 5.4.1 (normal examples), base "http://a/b/c/d;p?q".
+    @Test(
+        "resolves references like RFC 3986 5.4.1",
+        arguments: [
+            ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"),
+            ("//g", "http://g/"), ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"),
+            ("g#s", "http://a/b/c/g"), (";x", "http://a/b/c/;x"), ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"),
+            ("..", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"), ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"), ("/./g", "http://a/g"), ("g.", "http://a/b/c/g."), ("..g", "http://a/b/c/..g"),
+            ("g;x=1/../y", "http://a/b/c/y"),
+        ])
+    func resolves(reference: String, expected: String) throws {
+        let base = try #require(CanonicalURL("http://a/b/c/d;p?q"))
+        #expect(CanonicalURL(reference, relativeTo: base)?.string == expected)
+    }
+
+    @Test("rejects what is not an absolute web URL")
+    func rejects() {
+        #expect(CanonicalURL("images/a.png") == nil)
+        #expect(CanonicalURL("http://example.com:99999/") == nil)
+        #expect(CanonicalURL("http://example.com:8x/") == nil)
+        #expect(CanonicalURL("http:///path") == nil)
+        #expect(CanonicalURL("   ") == nil)
+    }
+
+    @Test("two spellings of one resource are one key, ordered by bytes")
+    func equality() throws {
+        let a = try #require(CanonicalURL("HTTP://HOST:80/gallery/./image?3#x"))
+        let b = try #require(CanonicalURL("http://host/gallery/image?3"))
+        #expect(a == b)
+        #expect(Set([a, b]).count == 1)
+        let upper = try #require(CanonicalURL("http://host/Z"))
+        let lower = try #require(CanonicalURL("http://host/a"))
+        #expect(upper < lower)
+    }
+
+    @Test("decodedPath is what globs see")
+    func decodedPath() throws {
+        #expect(try #require(CanonicalURL("http://h/a%20b/c%C3%A9.png?x")).decodedPath == "/a b/cé.png")
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("HTML extraction with libxml2")
+struct HTMLScannerTests {
+    func scan(_ html: String, encoding: String? = nil) throws -> PageScan {
+        try HTMLScanner.scan(Array(html.utf8), url: "http://example.com/gallery/", encoding: encoding)
+    }
+
+    @Test("finds src, srcset, lazy variants, picture sources and image links")
+    func findsEveryImageForm() throws {
+        let page = try scan(
+            """
+            <html><body>
+            <img src="a.png" alt="A">
+            <img srcset="b-1x.png 1x, b,2x.png 2x" data-src="b-lazy.png">
+            <img data-srcset="c-320.jpg 320w, c-640.jpg 640w">
+            <picture><source srcset="d.webp" type="image/webp"><img src="d.jpg" alt="Dee"></picture>
+            <a href="full/e.JPG?v=2" title="Full E">E</a>
+            <a href="page.html">not an image</a>
+            <script>var x = '<img src="script.png">';</script>
+            </body></html>
+            """)
+        #expect(
+            page.images.map(\.url) == [
+                "a.png", "b-lazy.png", "b-1x.png", "b,2x.png", "c-320.jpg", "c-640.jpg", "d.webp", "d.jpg", "full/e.JPG?v=2",
+            ])
+        #expect(page.images.first { $0.url == "d.webp" }?.title == "Dee")
+        #expect(page.images.first { $0.url == "d.webp" }?.declaredType == "image/webp")
+        #expect(page.images.first { $0.url == "full/e.JPG?v=2" }?.title == "Full E")
+    }
+
+    @Test("recovers from broken markup")
+    func brokenMarkup() throws {
+        let page = try scan("<div><p><img src=one.png alt=One<img src='two.png'></div></span><table><tr><td><img src=three.gif>")
+        #expect(page.images.map(\.url).contains("three.gif"))
+        #expect(page.images.map(\.url).contains("one.png"))
+    }
+
+    @Test("reads base href, feeds and pagination")
+    func baseFeedsPagination() throws {
+        let page = try scan(
+            """
+            <html><head><base href="/static/"><base href="/ignored/">
+            <link rel="alternate" type="application/rss+xml" href="feed.rss">
+            <link rel="Alternate" type="application/atom+xml; charset=utf-8" href="atom.xml">
+            <link rel="alternate" type="text/css" href="not-a-feed.css">
+            <link rel="next" href="?page=2"></head>
+            <body><nav><a href="?page=1">1</a> <a href="?page=3">3</a> <a href="/about">About</a></nav></body></html>
+            """)
+        #expect(page.baseHref == "/static/")
+        #expect(page.feeds.map(\.href) == ["feed.rss", "atom.xml"])
+        #expect(page.pageLinks == ["?page=2", "?page=1", "?page=3"])
+    }
+
+    @Test("takes titles from figcaption or alt, and data-* fields as metadata")
+    func catalogText() throws {
+        let page = try scan(
+            """
+            <figure data-price="12.50" data-sku="A-1"><div><img src="x.png" alt="Alt text" data-colour="red"></div>
+            <figcaption>  Smiling   Face </figcaption></figure>
+            """)
+        let image = try #require(page.images.first)
+        #expect(image.title == "Smiling Face")
+        #expect(image.titleSource == .caption)
+        #expect(image.metadata == ["price": "12.50", "sku": "A-1", "colour": "red", "alt": "Alt text"])
+    }
+
+    @Test("decodes ISO-8859-1 from the header or from <meta charset>")
+    func charset() throws {
+        let latin1: [UInt8] = Array("<html><head><meta charset=\"iso-8859-1\"></head><body><img src=\"a.png\" alt=\"Caf".utf8) + [0xE9]
+            + Array(" cr".utf8) + [0xE8] + Array("me\"></body></html>".utf8)
+        let fromMeta = try HTMLScanner.scan(latin1, url: "http://h/", encoding: nil)
+        #expect(fromMeta.images.first?.title == "Café crème")
+        let noMeta: [UInt8] = Array("<html><body><img src=\"a.png\" alt=\"Caf".utf8) + [0xE9] + Array("\"></body></html>".utf8)
+        let fromHeader = try HTMLScanner.scan(noMeta, url: "http://h/", encoding: "ISO-8859-1")
+        #expect(fromHeader.images.first?.title == "Café")
+    }
+
+    @Test("an empty or binary body yields an empty scan, not a crash")
+    func emptyAndBinary() throws {
+        #expect(try scan("").images.isEmpty)
+        let noise = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        _ = try HTMLScanner.scan(noise, url: "http://h/", encoding: nil)
+    }
+
+    @Test("srcset candidates follow the HTML standard's parser", arguments: [
+        ("a.png 1x, b.png 2x", ["a.png", "b.png"]),
+        ("a,b.png 1x,c.png", ["a,b.png", "c.png"]),
+        ("x.png,, y.png", ["x.png", "y.png"]),
+        ("  img.png  ", ["img.png"]),
+        ("a.png (min-width: 1px, max-width: 2px) 1x, b.png", ["a.png", "b.png"]),
+        ("", []),
+    ])
+    func srcset(value: String, expected: [String]) {
+        #expect(Srcset.candidates(value) == expected)
+    }
+}
+
+@Suite("Feed extraction with libxml2")
+struct FeedScannerTests {
+    @Test("reads RSS enclosures and Media RSS, with titles and lengths")
+    func rss() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>T</title>
+            <item><title>One</title><description>&lt;p&gt;First &lt;b&gt;image&lt;/b&gt;&lt;/p&gt;</description>
+              <enclosure url="http://h/1.jpg" type="image/jpeg" length="1234"/></item>
+            <item><title>Two</title><media:content url="/2.png" medium="image" fileSize="99"/>
+              <media:content url="/2.mp4" medium="video"/></item>
+            <item><media:group><media:content url="/3.png"/></media:group><media:title>Three</media:title></item>
+            </channel></rss>
+            """
+        let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/feed")
+        #expect(scan.kind == .rss)
+        #expect(scan.images.map(\.url) == ["http://h/1.jpg", "/2.png", "/3.png"])
+        #expect(scan.images[0].title == "One")
+        #expect(scan.images[0].declaredLength == 1234)
+        #expect(scan.images[0].metadata["description"] == "First image")
+        #expect(scan.images[1].declaredLength == 99)
+    }
+
+    @Test("reads Atom enclosure links")
+    func atom() throws {
+        let xml = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>T</title>
+            <entry><title>Sunset</title><summary>Warm</summary>
+            <link rel="alternate" href="/post/1"/><link rel="enclosure" type="image/png" href="/img/1.png"/></entry>
+            </feed>
+            """
+        let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/atom")
+        #expect(scan.kind == .atom)
+        #expect(scan.images.map(\.url) == ["/img/1.png"])
+        #expect(scan.images[0].title == "Sunset")
+    }
+
+    @Test("refuses a feed that declares entities (XXE, billion laughs)")
+    func refusesEntities() throws {
+        let xxe = """
+            <?xml version="1.0"?><!DOCTYPE rss [<!ENTITY leak SYSTEM "file:///etc/passwd">]>
+            <rss><channel><item><title>&leak;</title><enclosure url="http://h/a.png"/></item></channel></rss>
+            """
+        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array(xxe.utf8), url: "http://h/feed") }
+        var bomb = "<?xml version=\"1.0\"?><!DOCTYPE rss [<!ENTITY a0 \"lol\">"
+        for level in 1...9 { bomb += "<!ENTITY a\(level) \"" + String(repeating: "&a\(level - 1);", count: 10) + "\">" }
+        bomb += "]><rss><channel><item><title>&a9;</title></item></channel></rss>"
+        let started = ContinuousClock.now
+        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array(bomb.utf8), url: "http://h/feed") }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("refuses HTML and other XML where a feed was expected")
+    func refusesNonFeeds() {
+        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<html><body>oops</body></html>".utf8), url: "http://h/") }
+        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8), url: "http://h/") }
+        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<rss><channel>".utf8), url: "http://h/") }
+        #expect(throws: MarkupError.self) { try FeedScanner.scan([], url: "http://h/") }
+    }
+}
+
+@Suite("JSON listings")
+struct JSONListingTests {
+    @Test("reads the EmojiArt shape, keeping every sighting")
+    func emojiArt() throws {
+        let json = """
+            [{"name": "Smiling Face", "url": "http://h/gallery/image?1", "price": "12.50"},
+             {"name": "Star", "url": "image?2", "price": 3.5, "bytes": 2048, "inStock": true},
+             {"name": "Smiling Face", "url": "http://h/gallery/image?1", "price": "12.50"},
+             {"name": "no url"}]
+            """
+        let images = try JSONListing.scan(Array(json.utf8))
+        #expect(images.map(\.url) == ["http://h/gallery/image?1", "image?2", "http://h/gallery/image?1"])
+        #expect(images[0].title == "Smiling Face")
+        #expect(images[0].titleSource == .catalog)
+        #expect(images[0].metadata == ["price": "12.50"])
+        #expect(images[1].metadata["price"] == "3.5")
+        #expect(images[1].metadata["inStock"] == "true")
+        #expect(images[1].declaredLength == 2048)
+    }
+
+    @Test("reads a listing wrapped in an object")
+    func wrapped() throws {
+        let images = try JSONListing.scan(Array(#"{"count": 1, "images": [{"src": "/a.png", "title": "A"}]}"#.utf8))
+        #expect(images.map(\.url) == ["/a.png"])
+    }
+
+    @Test("refuses what is not a listing")
+    func refuses() {
+        #expect(throws: JSONListing.NotAListing.self) { try JSONListing.scan(Array("<html>".utf8)) }
+        #expect(throws: JSONListing.NotAListing.self) { try JSONListing.scan(Array(#"{"error": "nope"}"#.utf8)) }
+        #expect(throws: JSONListing.NotAListing.self) { try JSONListing.scan(Array("[1, 2, 3]".utf8)) }
+    }
+}
+
+@Suite("robots.txt")
+struct RobotsTxtTests {
+    let text = """
+        User-agent: *
+        Disallow: /private/
+        Disallow: /*.gif$
+
+        User-agent: other-bot
+        Disallow: /
+
+        # our own group
+        User-agent: Catalog-Mirror
+        User-agent: somebody
+        Disallow: /gallery/secret
+        Allow: /gallery/secret/public
+        """
+
+    func allows(_ robots: RobotsTxt, _ path: String) -> Bool {
+        robots.allows(CanonicalURL("http://h" + path)!)
+    }
+
+    @Test("our product token's group applies, with the longest match winning")
+    func ownGroup() {
+        let robots = RobotsTxt(parsing: text, userAgent: "catalog-mirror")
+        #expect(!allows(robots, "/gallery/secret/x.png"))
+        #expect(allows(robots, "/gallery/secret/public/x.png"))
+        #expect(allows(robots, "/private/x.png"))  // the * group does not apply when ours exists
+    }
+
+    @Test("the * group applies to everyone else, with wildcards and $")
+    func starGroup() {
+        let robots = RobotsTxt(parsing: text, userAgent: "unknown-bot")
+        #expect(!allows(robots, "/private/a.png"))
+        #expect(!allows(robots, "/x/y.gif"))
+        #expect(allows(robots, "/x/y.gif?v=1"))
+        #expect(allows(robots, "/public/a.png"))
+    }
+
+    @Test("an allow wins a tie; empty disallow allows everything")
+    func ties() {
+        let robots = RobotsTxt(parsing: "User-agent: *\nDisallow: /a\nAllow: /a\nDisallow:\n", userAgent: "x")
+        #expect(allows(robots, "/a"))
+        #expect(RobotsTxt.disallowAll.allows(CanonicalURL("http://h/")!) == false)
+        #expect(RobotsTxt.allowAll.allows(CanonicalURL("http://h/x")!))
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Site, manifest and settings")
+struct PublishTests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test("the embedded template is site-template/ (run scripts/embed-site-template.py after editing it)")
+    func embeddedMatchesDirectory() throws {
+        let fromDisk = try SiteTemplate.load(from: Self.repositoryRoot.appendingPathComponent("site-template"))
+        let embedded = try SiteTemplate.embedded()
+        #expect(embedded.pageSource == fromDisk.pageSource)
+        #expect(embedded.assets == fromDisk.assets)
+    }
+
+    func item(_ title: String?, metadata: [String: String]? = nil) -> Manifest.Item {
+        Manifest.Item(
+            key: "http://h/x.png", path: "images/x-0123456789.png", sha256: "ab", bytes: 1234, contentType: "image/png",
+            title: title, metadata: metadata, firstSeen: Date(timeIntervalSince1970: 0), lastChecked: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test("catalog text is escaped everywhere it is rendered")
+    func escapes() throws {
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(), itemsPerPage: 10)
+        let hostile = "<img src=x onerror=alert(1)>\"'&"
+        let manifest = Manifest(
+            source: "http://h/?q=<script>", generatedAt: Date(), items: [item(hostile, metadata: ["<b>k</b>": "<i>v</i>"])],
+            rejected: [])
+        let html = try #require(publisher.render(manifest).first)
+        #expect(!html.contains("<img src=x"))
+        #expect(!html.contains("<script>"))
+        #expect(!html.contains("<b>k</b>"))
+        #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;"))
+    }
+
+    @Test("pages link to each other with relative links only")
+    func pagination() throws {
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(), itemsPerPage: 2)
+        let manifest = Manifest(source: "http://h/", generatedAt: Date(), items: (0..<5).map { _ in item("t") }, rejected: [])
+        let pages = publisher.render(manifest)
+        #expect(pages.count == 3)
+        #expect(pages[0].contains("href=\"page-2.html\""))
+        #expect(pages[2].contains("href=\"index.html\""))
+        for page in pages {
+            #expect(!page.contains("href=\"http"))
+            #expect(!page.contains("src=\"http"))
+        }
+    }
+
+    @Test("the manifest is sorted-key JSON with second-precision UTC dates and unescaped slashes")
+    func manifestFormat() throws {
+        let manifest = Manifest(
+            source: "http://h/g/", generatedAt: Date(timeIntervalSince1970: 1_795_000_000.75),
+            items: [item(nil)], rejected: [.init(key: "http://h/b", reason: "http-404")])
+        let text = String(decoding: try manifest.encoded(), as: UTF8.self)
+        #expect(text.contains("\"generatedAt\" : \"2026-11-18T"))
+        #expect(text.contains("\"schema\" : \"catalog-mirror/manifest@1\""))
+        #expect(text.contains("http://h/g/"))
+        #expect(!text.contains("\"title\""))
+        #expect(!text.contains("\"metadata\""))
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.url.appendingPathComponent("manifest.json")
+        try manifest.encoded().write(to: url)
+        let read = try Manifest.read(from: url)
+        #expect(read.items == manifest.items)
+        #expect(read.generatedAt == Timestamp.truncated(manifest.generatedAt))
+    }
+}
+
+@Suite("Saved settings")
+struct SettingsTests {
+    @Test("a missing file is no settings; a saved one loads back")
+    func roundTrip() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        #expect(try SettingsStore.load(layout) == nil)
+        var settings = MirrorSettings(source: "http://h/gallery/")
+        settings.include = ["*.png"]
+        settings.maxSize = 1 << 20
+        try SettingsStore.save(settings, layout)
+        #expect(try SettingsStore.load(layout) == settings)
+    }
+
+    @Test("missing keys take defaults; bad files are errors that name the file", arguments: [
+        (#"{"source": "http://h/"}"#, nil),
+        (#"{"source": "HTTP://H:80/#x", "unknownFutureKey": 1}"#, nil),
+        ("not json", "is not a JSON object"),
+        ("", "is not a JSON object"),
+        (#"{"version": 99, "source": "http://h/"}"#, "has version 99"),
+        (#"{"maxPages": 3}"#, "has no \"source\""),
+        (#"{"source": "http://h/", "maxPages": "three"}"#, "wrong type"),
+        (#"{"source": "ftp://h/"}"#, "unusable source"),
+    ])
+    func loading(text: String, problem: String?) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: layout.settings)
+        do {
+            let settings = try SettingsStore.load(layout)
+            #expect(problem == nil)
+            #expect(settings?.source == "http://h/")
+        } catch {
+            let problem = try #require(problem, "unexpected error \(error)")
+            #expect(error.message.contains(problem))
+            #expect(error.message.contains(layout.settings.path))
+            #expect(!error.message.contains("\n"))
+        }
+    }
+
+    @Test("given options override saved ones; a given list replaces the saved list")
+    func overriding() {
+        var saved = MirrorSettings(source: "http://h/")
+        saved.include = ["a", "b"]
+        saved.maxPages = 5
+        var given = MirrorSettings(source: "http://h/")
+        given.include = ["c"]
+        let merged = saved.overridden(by: given)
+        #expect(merged.include == ["c"])
+        #expect(merged.maxPages == 5)
+    }
+}

@@ -1,0 +1,102 @@
+import Synchronization
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Validator chain")
+struct ValidationTests {
+    func candidate(_ url: String, length: Int64? = nil, type: String? = nil) -> Candidate {
+        Candidate(key: CanonicalURL(url)!, declaredLength: length, declaredType: type)
+    }
+
+    @Test("the scheme rule rejects what is not http(s)")
+    func scheme() async {
+        let rule = SchemeRule(next: nil)
+        #expect(await rule.handle(candidate("ftp://h/a.png")) == .rejected(.outOfScope))
+        #expect(await rule.handle(candidate("https://h/a.png")) == .accepted)
+    }
+
+    @Test("the scope rule compares hosts case-insensitively and ignores ports")
+    func scope() async {
+        let rule = ScopeRule(hosts: ["Example.com", "127.0.0.1"], next: nil)
+        #expect(await rule.handle(candidate("http://EXAMPLE.com:8080/a.png")) == .accepted)
+        #expect(await rule.handle(candidate("http://127.0.0.1:1/a.png")) == .accepted)
+        #expect(await rule.handle(candidate("http://localhost/a.png")) == .rejected(.outOfScope))
+        #expect(await rule.handle(candidate("http://cdn.example.com/a.png")) == .rejected(.outOfScope))
+    }
+
+    @Test("include and exclude globs match the decoded path")
+    func filters() async {
+        let rule = FilterRule(include: ["/gallery/**", "*.webp"], exclude: ["**/thumbs/*"], next: nil)
+        #expect(await rule.handle(candidate("http://h/gallery/a/b/c.png")) == .accepted)
+        #expect(await rule.handle(candidate("http://h/gallery/thumbs/c.png")) == .rejected(.excluded))
+        #expect(await rule.handle(candidate("http://h/other/c.webp")) == .accepted)
+        #expect(await rule.handle(candidate("http://h/other/c.png")) == .rejected(.excluded))
+        let spaced = FilterRule(include: ["/my photos/*.png"], exclude: [], next: nil)
+        #expect(await spaced.handle(candidate("http://h/my%20photos/x.png?size=2")) == .accepted)
+    }
+
+    @Test("glob semantics", arguments: [
+        ("/a/*.png", "/a/b.png", true), ("/a/*.png", "/a/b/c.png", false), ("/a/**.png", "/a/b/c.png", true),
+        ("/a/**/c.png", "/a/c.png", true), ("/a/**/c.png", "/a/x/y/c.png", true), ("*.png", "/deep/er/x.png", true),
+        ("/a/?.png", "/a/b.png", true), ("/a/?.png", "/a/bb.png", false), ("/a", "/a/b", false),
+    ])
+    func glob(pattern: String, path: String, matches: Bool) {
+        #expect(Glob(pattern).matches(path) == matches)
+    }
+
+    @Test("declared type and size are checked before any request")
+    func declared() async {
+        let size = DeclaredSizeRule(maxSize: 1000, next: nil)
+        #expect(await size.handle(candidate("http://h/a.png", length: 1001)) == .rejected(.tooLarge))
+        #expect(await size.handle(candidate("http://h/a.png", length: 1000)) == .accepted)
+        #expect(await size.handle(candidate("http://h/a.png")) == .accepted)
+        let type = DeclaredTypeRule(next: nil)
+        #expect(await type.handle(candidate("http://h/a", type: "audio/mpeg")) == .rejected(.unsupportedType))
+        #expect(await type.handle(candidate("http://h/a", type: "image/svg+xml")) == .rejected(.unsupportedType))
+        #expect(await type.handle(candidate("http://h/a", type: "IMAGE/PNG; q=1")) == .accepted)
+        #expect(await type.handle(candidate("http://h/a", type: "application/octet-stream")) == .accepted)
+    }
+
+    @Test("duplicates are decided once")
+    func duplicates() async {
+        let rule = DuplicateRule(next: SchemeRule(next: nil))
+        #expect(await rule.handle(candidate("http://h/a.png")) == .accepted)
+        #expect(await rule.handle(candidate("HTTP://h:80/a.png#x")) == .duplicate)
+        #expect(await rule.handle(candidate("ftp://h/a.png")) == .rejected(.outOfScope))
+        #expect(await rule.handle(candidate("ftp://h/a.png")) == .duplicate)
+    }
+
+    @Test("robots.txt is only consulted for keys the earlier rules let through")
+    func chainOrder() async {
+        let fetches = Mutex<[String]>([])
+        let robots = RobotsCache { url in
+            fetches.withLock { $0.append(url.string) }
+            return RobotsTxt(parsing: "User-agent: *\nDisallow: /private/", userAgent: "catalog-mirror")
+        }
+        var configuration = ValidationConfiguration()
+        configuration.exclude = ["**/skip/**"]
+        let chain = ValidationChain.make(configuration, sourceHost: "h", robots: robots)
+        #expect(await chain.handle(candidate("http://other/a.png")) == .rejected(.outOfScope))
+        #expect(await chain.handle(candidate("http://h/skip/a.png")) == .rejected(.excluded))
+        #expect(fetches.withLock { $0 }.isEmpty)
+        #expect(await chain.handle(candidate("http://h/private/a.png")) == .rejected(.robots))
+        #expect(await chain.handle(candidate("http://h/public/a.png")) == .accepted)
+        #expect(await chain.handle(candidate("http://h/public/a.png")) == .duplicate)
+        #expect(fetches.withLock { $0 } == ["http://h/robots.txt"])
+    }
+
+    @Test("the order comes from configuration")
+    func configuredOrder() async {
+        var configuration = ValidationConfiguration()
+        configuration.maxSize = 10
+        configuration.order = [.declaredSize, .scope]
+        let sizeFirst = ValidationChain.make(configuration, sourceHost: "h", robots: nil)
+        #expect(await sizeFirst.handle(candidate("http://elsewhere/a.png", length: 99)) == .rejected(.tooLarge))
+        configuration.order = [.scope, .declaredSize]
+        let scopeFirst = ValidationChain.make(configuration, sourceHost: "h", robots: nil)
+        #expect(await scopeFirst.handle(candidate("http://elsewhere/a.png", length: 99)) == .rejected(.outOfScope))
+        configuration.order = []
+        #expect(await ValidationChain.make(configuration, sourceHost: "h", robots: nil).handle(candidate("ftp://x/y")) == .accepted)
+    }
+}
