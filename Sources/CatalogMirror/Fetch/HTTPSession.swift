@@ -175,6 +175,9 @@ extension HTTPClient {
         config.timeout = .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout))
         config.decompression = .enabled(limit: .size(configuration.maxDocumentBytes))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(2, configuration.concurrency)
+        // Our RetryPolicy decides about retries; the pool's own retrying would keep a refused
+        // connection waiting until the request's deadline.
+        config.connectionPool.retryConnectionEstablishment = false
         config.httpVersion = .http1Only
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         do {

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+@testable import CatalogMirror
+@testable import SampleGallery
+
+/// A fresh directory under the system temporary directory.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-mirror-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(at: url) }
+}
+
+func sha256Hex(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+}
+
+/// Sample images by format, for fixtures.
+enum Fixture {
+    static let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
+    static let jpeg = SampleImage.bundled.first { $0.format == "jpeg" }!.bytes
+
+    /// A gallery for end-to-end tests: 12 good images, one 200-with-JSON-error, one 404;
+    /// 5 per page, so 3 pages.
+    static func catalog() -> GalleryCatalog {
+        var entries = SampleImage.bundled.prefix(12).enumerated().map { index, image in
+            GalleryCatalog.Entry(id: index + 1, name: image.name, price: image.price, bytes: image.bytes)
+        }
+        entries.append(.init(id: 13, name: "Broken <Frame>", price: "1.00", bytes: [], behavior: .jsonError))
+        entries.append(.init(id: 14, name: "Gone", price: "2.00", bytes: [], behavior: .notFound))
+        return GalleryCatalog(title: "Test Gallery", entries: entries, perPage: 5)
+    }
+}
+
+/// Engine settings for tests: quick retries, short deadlines.
+func testConfiguration(source: String, output: URL) -> MirrorConfiguration {
+    var configuration = MirrorConfiguration(source: CanonicalURL(source)!, output: output)
+    configuration.fetch.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(5))
+    configuration.fetch.documentDeadline = .seconds(20)
+    configuration.fetch.imageDeadline = .seconds(20)
+    configuration.publish.itemsPerPage = 4
+    return configuration
+}
+
+/// Every `href` and `src` of the mirror's generated pages, checked to resolve to a file inside
+/// the mirror. Returns the problems.
+func unresolvedReferences(in root: URL) throws -> [String] {
+    var problems: [String] = []
+    let pages = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".html") }
+    guard !pages.isEmpty else { return ["no pages"] }
+    for page in pages {
+        let html = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
+        for match in html.matches(of: /(?:href|src)="([^"]*)"/) {
+            let reference = String(match.1)
+            if reference.contains(":") || reference.hasPrefix("/") || reference.contains("..") {
+                problems.append("\(page): \(reference) is not a relative link inside the mirror")
+                continue
+            }
+            if !FileManager.default.fileExists(atPath: root.appendingPathComponent(reference).path) {
+                problems.append("\(page): \(reference) does not exist")
+            }
+        }
+    }
+    return problems
+}
+
+/// A small Hummingbird server with routes chosen by the test, on `host` and an ephemeral port.
+/// Records every request's path.
+final class TestServer: Sendable {
+    let requests = Mutex<[String]>([])
+
+    func run<T: Sendable>(
+        host: String = "127.0.0.1", routes: @Sendable (Router<BasicRequestContext>, _ origin: @escaping @Sendable () -> String) -> Void,
+        _ body: @Sendable (String) async throws -> T
+    ) async throws -> T {
+        let origin = Mutex("")
+        let router = Router()
+        router.middlewares.add(Recorder(record: { [self] line in self.requests.withLock { $0.append(line) } }))
+        routes(router) { origin.withLock { $0 } }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await app.runService(gracefulShutdownSignals: [])
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            let port = await iterator.next() ?? 0
+            origin.withLock { $0 = "http://\(host):\(port)" }
+            defer { group.cancelAll() }
+            return try await body("http://\(host):\(port)")
+        }
+    }
+
+    var log: [String] { requests.withLock { $0 } }
+}
+
+struct Recorder<Context: RequestContext>: RouterMiddleware {
+    let record: @Sendable (String) -> Void
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        record(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
+        return try await next(request, context)
+    }
+}
+
+func html(_ text: String, charset: String = "utf-8") -> Response {
+    Response(status: .ok, headers: [.contentType: "text/html; charset=\(charset)"], body: .init(byteBuffer: ByteBuffer(string: text)))
+}
+
+func bytes(_ bytes: [UInt8], type: String = "image/png", headers extra: HTTPFields = [:]) -> Response {
+    var headers: HTTPFields = [.contentType: type]
+    headers.append(contentsOf: extra)
+    return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+}
