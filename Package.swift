@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "SampleGallery",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird")
             ]
         ),
         // Thin executable: parses flags, runs the engine, maps the report to an exit status.

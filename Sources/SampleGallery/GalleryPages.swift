@@ -34,15 +34,20 @@ enum GalleryPages {
             let name = escape(entry.name)
             switch entry.id % 5 {
             case 0:
-                html += "<figure data-price=\"\(entry.price)\"><img src=\"image?\(entry.id)\" alt=\"\(name)\"><figcaption>\(name)</figcaption></figure>\n"
+                html +=
+                    "<figure data-price=\"\(entry.price)\"><img src=\"image?\(entry.id)\" alt=\"\(name)\"><figcaption>\(name)</figcaption></figure>\n"
             case 1:
-                html += "<figure data-price=\"\(entry.price)\"><img src=\"\(origin)/gallery/image?\(entry.id)\" alt=\"\(name)\"></figure>\n"
+                html +=
+                    "<figure data-price=\"\(entry.price)\"><img src=\"\(origin)/gallery/image?\(entry.id)\" alt=\"\(name)\"></figure>\n"
             case 2:
-                html += "<figure data-price=\"\(entry.price)\"><picture><source srcset=\"/gallery/image?\(entry.id) 1x, ./image?\(entry.id)#zoom 2x\"><img src=\"/gallery/./image?\(entry.id)\" alt=\"\(name)\"></picture></figure>\n"
+                html +=
+                    "<figure data-price=\"\(entry.price)\"><picture><source srcset=\"/gallery/image?\(entry.id) 1x, ./image?\(entry.id)#zoom 2x\"><img src=\"/gallery/./image?\(entry.id)\" alt=\"\(name)\"></picture></figure>\n"
             case 3:
-                html += "<figure data-price=\"\(entry.price)\"><img class=\"lazy\" data-src=\"image?\(entry.id)\" alt=\"\(name)\"></figure>\n"
+                html +=
+                    "<figure data-price=\"\(entry.price)\"><img class=\"lazy\" data-src=\"image?\(entry.id)\" alt=\"\(name)\"></figure>\n"
             default:
-                html += "<figure data-price=\"\(entry.price)\"><img srcset=\"HTTP://\(origin.dropFirst(7))/gallery/image?\(entry.id) 320w\" alt=\"\(name)\"></figure>\n"
+                html +=
+                    "<figure data-price=\"\(entry.price)\"><img srcset=\"HTTP://\(origin.dropFirst(7))/gallery/image?\(entry.id) 320w\" alt=\"\(name)\"></figure>\n"
             }
         }
         html += "</div>\n<p><a href=\"/gallery/private/preview.png\">Private preview</a></p>\n<nav>"
@@ -75,7 +80,10 @@ enum GalleryPages {
     /// Every entry three times, shuffled with a fixed seed (stable across runs).
     static func listing(_ catalog: GalleryCatalog, origin: String) -> String {
         var rows = catalog.entries.flatMap { entry in
-            Array(repeating: "{\"name\": \"\(jsonEscape(entry.name))\", \"url\": \"\(origin)/gallery/image?\(entry.id)\", \"price\": \"\(entry.price)\"}", count: 3)
+            Array(
+                repeating:
+                    "{\"name\": \"\(jsonEscape(entry.name))\", \"url\": \"\(origin)/gallery/image?\(entry.id)\", \"price\": \"\(entry.price)\"}",
+                count: 3)
         }
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for index in stride(from: rows.count - 1, to: 0, by: -1) {

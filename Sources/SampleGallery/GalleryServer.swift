@@ -71,14 +71,20 @@ public final class GalleryServer: Sendable {
         router.get("/gallery/") { request, _ in
             let page = request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1
             let catalog = self.catalog.withLock { $0 }
-            guard (1...catalog.pageCount).contains(page) else { return Self.response("no such page", type: "text/plain", status: .notFound) }
-            return Self.response(GalleryPages.page(page, of: catalog, origin: Self.origin(request)), type: "text/html; charset=utf-8")
+            guard (1...catalog.pageCount).contains(page) else {
+                return Self.response("no such page", type: "text/plain", status: .notFound)
+            }
+            return Self.response(
+                GalleryPages.page(page, of: catalog, origin: Self.origin(request)), type: "text/html; charset=utf-8")
         }
         router.get("/gallery/feed.rss") { request, _ in
-            Self.response(GalleryPages.rss(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/rss+xml; charset=utf-8")
+            Self.response(
+                GalleryPages.rss(self.catalog.withLock { $0 }, origin: Self.origin(request)),
+                type: "application/rss+xml; charset=utf-8")
         }
         router.get("/gallery/images") { request, _ in
-            Self.response(GalleryPages.listing(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/json")
+            Self.response(
+                GalleryPages.listing(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/json")
         }
         router.get("/gallery/image") { request, _ in
             let id = (request.uri.query ?? "").split(separator: "&").first.flatMap { Int($0) }
@@ -112,7 +118,8 @@ public final class GalleryServer: Sendable {
 struct RequestLogger<Context: RequestContext>: RouterMiddleware {
     let log: @Sendable (String) -> Void
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         log(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
         return try await next(request, context)
     }

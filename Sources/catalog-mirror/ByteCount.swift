@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 
 /// A size given on the command line: bytes, or with a K, M or G suffix (powers of 1024).
 struct ByteCount: ExpressibleByArgument, Equatable {

@@ -31,11 +31,15 @@ struct DemoCommand: AsyncParsableCommand {
         if let existing = try? Manifest.read(from: layout.manifest),
             !(CanonicalURL(existing.source).map { $0.host == "127.0.0.1" && $0.path == "/gallery/" } ?? false)
         {
-            printError("catalog-mirror: error: \(layout.root.path) holds a mirror of \(existing.source); demo writes only into a new directory or an earlier demo's (use --out)")
+            printError(
+                "catalog-mirror: error: \(layout.root.path) holds a mirror of \(existing.source); demo writes only into a new directory or an earlier demo's (use --out)"
+            )
             throw ExitCode(ExitStatus.usage)
         }
         if (try? SettingsStore.load(layout)) ?? nil != nil {
-            printError("catalog-mirror: error: \(layout.root.path) has saved sync settings; demo writes only into a new directory or an earlier demo's (use --out)")
+            printError(
+                "catalog-mirror: error: \(layout.root.path) has saved sync settings; demo writes only into a new directory or an earlier demo's (use --out)"
+            )
             throw ExitCode(ExitStatus.usage)
         }
         for name in ["images", ".catalog-mirror", "manifest.json", "assets"] {
@@ -62,7 +66,8 @@ struct DemoCommand: AsyncParsableCommand {
             return report.exitStatus
         }
         if !quiet && status <= 1 {
-            print("""
+            print(
+                """
                 Mirror written to \(layout.root.path). Serve it with any static web server, for example:
                   python3 -m http.server -d \(output.out) 8000     then open http://127.0.0.1:8000/
                 Check it:  catalog-mirror verify --out \(output.out)

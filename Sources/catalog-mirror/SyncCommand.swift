@@ -20,7 +20,9 @@ struct SyncCommand: AsyncParsableCommand {
 
     @OptionGroup var output: OutputOptions
 
-    @Option(help: ArgumentHelp("Read this RSS/Atom feed or JSON listing instead of discovering feeds from the pages.", valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            "Read this RSS/Atom feed or JSON listing instead of discovering feeds from the pages.", valueName: "URL"))
     var feed: String?
 
     @Option(help: ArgumentHelp("Crawl at most N HTML pages, the start page included. (default: 50)", valueName: "N"))
@@ -29,7 +31,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Download at most N images at once. (default: 8)", valueName: "N"))
     var concurrency: Int?
 
-    @Option(help: ArgumentHelp("Only mirror images whose URL path matches GLOB (* within a segment, ** across). Repeatable.", valueName: "GLOB"))
+    @Option(
+        help: ArgumentHelp(
+            "Only mirror images whose URL path matches GLOB (* within a segment, ** across). Repeatable.", valueName: "GLOB"))
     var include: [String] = []
 
     @Option(help: ArgumentHelp("Skip images whose URL path matches GLOB. Repeatable.", valueName: "GLOB"))
@@ -41,7 +45,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Reject images larger than BYTES (suffixes K, M, G allowed).", valueName: "BYTES"))
     var maxSize: ByteCount?
 
-    @Option(help: ArgumentHelp("Render pages with the templates in DIR (page.mustache and assets) instead of the built-in ones.", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "Render pages with the templates in DIR (page.mustache and assets) instead of the built-in ones.", valueName: "DIR"))
     var template: String?
 
     @Option(help: ArgumentHelp("Write a JSON summary of the run to FILE.", valueName: "FILE"))
@@ -97,7 +103,8 @@ struct SyncCommand: AsyncParsableCommand {
             let source = try Self.webURL(sourceURL, option: "<source-url>").string
             if let saved, saved.source != source {
                 printError(
-                    "catalog-mirror: error: \(layout.root.path) is a mirror of \(saved.source), not \(source); use another --out, or omit the URL to sync the saved source")
+                    "catalog-mirror: error: \(layout.root.path) is a mirror of \(saved.source), not \(source); use another --out, or omit the URL to sync the saved source"
+                )
                 throw ExitCode(ExitStatus.usage)
             }
             settings = (saved ?? MirrorSettings(source: source)).overridden(by: givenSettings(source: source))
@@ -105,7 +112,8 @@ struct SyncCommand: AsyncParsableCommand {
             settings = saved.overridden(by: givenSettings(source: saved.source))
         } else {
             printError(
-                "catalog-mirror: error: no <source-url> given and \(layout.root.path) has no saved settings (\(layout.settings.path)); run 'catalog-mirror sync <source-url> --out \(output.out)' once")
+                "catalog-mirror: error: no <source-url> given and \(layout.root.path) has no saved settings (\(layout.settings.path)); run 'catalog-mirror sync <source-url> --out \(output.out)' once"
+            )
             throw ExitCode(ExitStatus.usage)
         }
         let configuration: MirrorConfiguration
@@ -137,7 +145,9 @@ extension MirrorSettings {
         }
         var configuration = MirrorConfiguration(source: source, output: output)
         if let feed {
-            guard let url = CanonicalURL(feed), url.isWeb else { throw SettingsError("the feed \"\(feed)\" is not an http or https URL") }
+            guard let url = CanonicalURL(feed), url.isWeb else {
+                throw SettingsError("the feed \"\(feed)\" is not an http or https URL")
+            }
             configuration.crawl.feed = url
         }
         if let maxPages { configuration.crawl.maxPages = max(1, maxPages) }

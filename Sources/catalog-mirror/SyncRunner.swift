@@ -59,7 +59,9 @@ struct SyncRunner {
                     outcome = result
                     group.cancelAll()
                 case .signal(let signal):
-                    printError("catalog-mirror: received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping; the mirror is left as it was")
+                    printError(
+                        "catalog-mirror: received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping; the mirror is left as it was"
+                    )
                     group.cancelAll()
                 case .displayEnded:
                     break

@@ -26,9 +26,13 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         for problem in report.problems { printError("catalog-mirror: mismatch: \(problem)") }
         if report.isClean {
-            if !quiet { printError("catalog-mirror: verified \(report.checked) files in \(layout.root.path): all match manifest.json") }
+            if !quiet {
+                printError("catalog-mirror: verified \(report.checked) files in \(layout.root.path): all match manifest.json")
+            }
         } else {
-            printError("catalog-mirror: \(report.problems.count) of \(report.checked) files in \(layout.root.path) do not match manifest.json")
+            printError(
+                "catalog-mirror: \(report.problems.count) of \(report.checked) files in \(layout.root.path) do not match manifest.json"
+            )
             throw ExitCode(ExitStatus.itemsFailed)
         }
     }

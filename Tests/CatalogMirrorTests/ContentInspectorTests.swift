@@ -36,7 +36,8 @@ struct ContentInspectorTests {
 
     @Test("WebP and AVIF sizes must add up")
     func containers() throws {
-        var webp: [UInt8] = Array("RIFF".utf8) + [22, 0, 0, 0] + Array("WEBPVP8L".utf8) + [10, 0, 0, 0] + [UInt8](repeating: 1, count: 10)
+        var webp: [UInt8] =
+            Array("RIFF".utf8) + [22, 0, 0, 0] + Array("WEBPVP8L".utf8) + [10, 0, 0, 0] + [UInt8](repeating: 1, count: 10)
         #expect(try inspect(webp).get() == .webp)
         webp.removeLast(4)
         #expect(inspect(webp).failureReason == .truncated)
@@ -52,7 +53,9 @@ struct ContentInspectorTests {
         #expect(inspect(Array(#"{"error": "image not available"}"#.utf8)).failureReason == .notAnImage)
         #expect(inspect(Array("<!DOCTYPE html><html>".utf8)).failureReason == .notAnImage)
         #expect(inspect([]).failureReason == .empty)
-        #expect(inspect(Array("<?xml version='1.0'?>\n<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".utf8)).failureReason == .unsupportedType)
+        #expect(
+            inspect(Array("<?xml version='1.0'?>\n<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".utf8))
+                .failureReason == .unsupportedType)
     }
 }
 

@@ -28,7 +28,9 @@ final class CountingSource: ImageSource {
             return .failure(FetchFailure(.networkError, "cannot write"))
         }
         return .success(
-            DownloadedFile(temporaryURL: url, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"", lastModified: nil))
+            DownloadedFile(
+                temporaryURL: url, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"",
+                lastModified: nil))
     }
 }
 
@@ -84,7 +86,8 @@ struct ImageLoaderTests {
         }
         try await storage.publishStaged()
         let manifest = Manifest(
-            source: "http://h/", generatedAt: Date(), items: [
+            source: "http://h/", generatedAt: Date(),
+            items: [
                 .init(
                     key: key.string, path: stored.path, sha256: stored.sha256, bytes: stored.byteCount, contentType: "image/png",
                     firstSeen: stored.firstSeen, lastChecked: stored.lastChecked)

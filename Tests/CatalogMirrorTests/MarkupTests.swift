@@ -70,7 +70,8 @@ struct HTMLScannerTests {
 
     @Test("decodes ISO-8859-1 from the header or from <meta charset>")
     func charset() throws {
-        let latin1: [UInt8] = Array("<html><head><meta charset=\"iso-8859-1\"></head><body><img src=\"a.png\" alt=\"Caf".utf8) + [0xE9]
+        let latin1: [UInt8] =
+            Array("<html><head><meta charset=\"iso-8859-1\"></head><body><img src=\"a.png\" alt=\"Caf".utf8) + [0xE9]
             + Array(" cr".utf8) + [0xE8] + Array("me\"></body></html>".utf8)
         let fromMeta = try HTMLScanner.scan(latin1, url: "http://h/", encoding: nil)
         #expect(fromMeta.images.first?.title == "Café crème")
@@ -86,14 +87,16 @@ struct HTMLScannerTests {
         _ = try HTMLScanner.scan(noise, url: "http://h/", encoding: nil)
     }
 
-    @Test("srcset candidates follow the HTML standard's parser", arguments: [
-        ("a.png 1x, b.png 2x", ["a.png", "b.png"]),
-        ("a,b.png 1x,c.png", ["a,b.png", "c.png"]),
-        ("x.png,, y.png", ["x.png", "y.png"]),
-        ("  img.png  ", ["img.png"]),
-        ("a.png (min-width: 1px, max-width: 2px) 1x, b.png", ["a.png", "b.png"]),
-        ("", []),
-    ])
+    @Test(
+        "srcset candidates follow the HTML standard's parser",
+        arguments: [
+            ("a.png 1x, b.png 2x", ["a.png", "b.png"]),
+            ("a,b.png 1x,c.png", ["a,b.png", "c.png"]),
+            ("x.png,, y.png", ["x.png", "y.png"]),
+            ("  img.png  ", ["img.png"]),
+            ("a.png (min-width: 1px, max-width: 2px) 1x, b.png", ["a.png", "b.png"]),
+            ("", []),
+        ])
     func srcset(value: String, expected: [String]) {
         #expect(Srcset.candidates(value) == expected)
     }
@@ -154,7 +157,9 @@ struct FeedScannerTests {
     @Test("refuses HTML and other XML where a feed was expected")
     func refusesNonFeeds() {
         #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<html><body>oops</body></html>".utf8), url: "http://h/") }
-        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8), url: "http://h/") }
+        #expect(throws: MarkupError.self) {
+            try FeedScanner.scan(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8), url: "http://h/")
+        }
         #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<rss><channel>".utf8), url: "http://h/") }
         #expect(throws: MarkupError.self) { try FeedScanner.scan([], url: "http://h/") }
     }

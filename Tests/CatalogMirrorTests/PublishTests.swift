@@ -19,13 +19,15 @@ struct PublishTests {
     func item(_ title: String?, metadata: [String: String]? = nil) -> Manifest.Item {
         Manifest.Item(
             key: "http://h/x.png", path: "images/x-0123456789.png", sha256: "ab", bytes: 1234, contentType: "image/png",
-            title: title, metadata: metadata, firstSeen: Date(timeIntervalSince1970: 0), lastChecked: Date(timeIntervalSince1970: 0))
+            title: title, metadata: metadata, firstSeen: Date(timeIntervalSince1970: 0),
+            lastChecked: Date(timeIntervalSince1970: 0))
     }
 
     @Test("catalog text is escaped everywhere it is rendered")
     func escapes() throws {
         let publisher = MirrorPublisher(
-            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(), itemsPerPage: 10)
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
+            itemsPerPage: 10)
         let hostile = "<img src=x onerror=alert(1)>\"'&"
         let manifest = Manifest(
             source: "http://h/?q=<script>", generatedAt: Date(), items: [item(hostile, metadata: ["<b>k</b>": "<i>v</i>"])],
@@ -40,7 +42,8 @@ struct PublishTests {
     @Test("pages link to each other with relative links only")
     func pagination() throws {
         let publisher = MirrorPublisher(
-            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(), itemsPerPage: 2)
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
+            itemsPerPage: 2)
         let manifest = Manifest(source: "http://h/", generatedAt: Date(), items: (0..<5).map { _ in item("t") }, rejected: [])
         let pages = publisher.render(manifest)
         #expect(pages.count == 3)
@@ -88,16 +91,18 @@ struct SettingsTests {
         #expect(try SettingsStore.load(layout) == settings)
     }
 
-    @Test("missing keys take defaults; bad files are errors that name the file", arguments: [
-        (#"{"source": "http://h/"}"#, nil),
-        (#"{"source": "HTTP://H:80/#x", "unknownFutureKey": 1}"#, nil),
-        ("not json", "is not a JSON object"),
-        ("", "is not a JSON object"),
-        (#"{"version": 99, "source": "http://h/"}"#, "has version 99"),
-        (#"{"maxPages": 3}"#, "has no \"source\""),
-        (#"{"source": "http://h/", "maxPages": "three"}"#, "wrong type"),
-        (#"{"source": "ftp://h/"}"#, "unusable source"),
-    ])
+    @Test(
+        "missing keys take defaults; bad files are errors that name the file",
+        arguments: [
+            (#"{"source": "http://h/"}"#, nil),
+            (#"{"source": "HTTP://H:80/#x", "unknownFutureKey": 1}"#, nil),
+            ("not json", "is not a JSON object"),
+            ("", "is not a JSON object"),
+            (#"{"version": 99, "source": "http://h/"}"#, "has version 99"),
+            (#"{"maxPages": 3}"#, "has no \"source\""),
+            (#"{"source": "http://h/", "maxPages": "three"}"#, "wrong type"),
+            (#"{"source": "ftp://h/"}"#, "unusable source"),
+        ])
     func loading(text: String, problem: String?) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

@@ -36,11 +36,13 @@ struct ValidationTests {
         #expect(await spaced.handle(candidate("http://h/my%20photos/x.png?size=2")) == .accepted)
     }
 
-    @Test("glob semantics", arguments: [
-        ("/a/*.png", "/a/b.png", true), ("/a/*.png", "/a/b/c.png", false), ("/a/**.png", "/a/b/c.png", true),
-        ("/a/**/c.png", "/a/c.png", true), ("/a/**/c.png", "/a/x/y/c.png", true), ("*.png", "/deep/er/x.png", true),
-        ("/a/?.png", "/a/b.png", true), ("/a/?.png", "/a/bb.png", false), ("/a", "/a/b", false),
-    ])
+    @Test(
+        "glob semantics",
+        arguments: [
+            ("/a/*.png", "/a/b.png", true), ("/a/*.png", "/a/b/c.png", false), ("/a/**.png", "/a/b/c.png", true),
+            ("/a/**/c.png", "/a/c.png", true), ("/a/**/c.png", "/a/x/y/c.png", true), ("*.png", "/deep/er/x.png", true),
+            ("/a/?.png", "/a/b.png", true), ("/a/?.png", "/a/bb.png", false), ("/a", "/a/b", false),
+        ])
     func glob(pattern: String, path: String, matches: Bool) {
         #expect(Glob(pattern).matches(path) == matches)
     }
@@ -97,6 +99,7 @@ struct ValidationTests {
         let scopeFirst = ValidationChain.make(configuration, sourceHost: "h", robots: nil)
         #expect(await scopeFirst.handle(candidate("http://elsewhere/a.png", length: 99)) == .rejected(.outOfScope))
         configuration.order = []
-        #expect(await ValidationChain.make(configuration, sourceHost: "h", robots: nil).handle(candidate("ftp://x/y")) == .accepted)
+        #expect(
+            await ValidationChain.make(configuration, sourceHost: "h", robots: nil).handle(candidate("ftp://x/y")) == .accepted)
     }
 }

@@ -19,7 +19,8 @@ struct GalleryMirrorTests {
             let key = { (id: Int) in "\(origin)/gallery/image?\(id)" }
 
             // When the gallery is mirrored ...
-            let report = try await MirrorEngine(configuration: testConfiguration(source: url.absoluteString, output: output)).run()
+            let report = try await MirrorEngine(configuration: testConfiguration(source: url.absoluteString, output: output))
+                .run()
 
             // ... the manifest lists exactly the twelve good images, with the served bytes ...
             let manifest = try Manifest.read(from: output.appendingPathComponent("manifest.json"))

@@ -34,9 +34,12 @@ struct ServerBehaviourTests {
     @Test("redirects are followed in scope; out of scope, looping or endless ones are named and not followed")
     func redirects() async throws {
         let elsewhere = TestServer()
-        try await elsewhere.run(host: "127.0.0.2", routes: { router, _ in
-            router.get("/x.png") { _, _ in bytes(Fixture.png) }
-        }) { otherOrigin in
+        try await elsewhere.run(
+            host: "127.0.0.2",
+            routes: { router, _ in
+                router.get("/x.png") { _, _ in bytes(Fixture.png) }
+            }
+        ) { otherOrigin in
             let (manifest, report) = try await mirror(
                 page: """
                     <img src="/moved.png"><img src="/away.png"><img src="/loop-a.png"><img src="/hop/0.png">
@@ -44,7 +47,9 @@ struct ServerBehaviourTests {
             ) { router, _ in
                 router.get("/moved.png") { _, _ in Response(status: .found, headers: [.location: "/final.png"]) }
                 router.get("/final.png") { _, _ in bytes(Fixture.png) }
-                router.get("/away.png") { _, _ in Response(status: .movedPermanently, headers: [.location: otherOrigin + "/x.png"]) }
+                router.get("/away.png") { _, _ in
+                    Response(status: .movedPermanently, headers: [.location: otherOrigin + "/x.png"])
+                }
                 router.get("/loop-a.png") { _, _ in Response(status: .found, headers: [.location: "/loop-b.png"]) }
                 router.get("/loop-b.png") { _, _ in Response(status: .temporaryRedirect, headers: [.location: "/loop-a.png"]) }
                 router.get("/hop/{n}") { _, context in
@@ -54,7 +59,8 @@ struct ServerBehaviourTests {
             }
             // The redirected image is keyed by the URL the page lists.
             #expect(manifest.items.map { $0.key.split(separator: "/").last! } == ["moved.png"])
-            #expect(reasons(manifest) == ["away.png": "out-of-scope", "loop-a.png": "redirect-loop", "0.png": "too-many-redirects"])
+            #expect(
+                reasons(manifest) == ["away.png": "out-of-scope", "loop-a.png": "redirect-loop", "0.png": "too-many-redirects"])
             #expect(elsewhere.log.isEmpty, "a request left scope: \(elsewhere.log)")
             #expect(report.failed == ["redirect-loop": 1, "too-many-redirects": 1])
         }
@@ -63,9 +69,12 @@ struct ServerBehaviourTests {
     @Test("--allow-host lets another host in; 127.0.0.1 and localhost stay different hosts")
     func allowHost() async throws {
         let elsewhere = TestServer()
-        try await elsewhere.run(host: "127.0.0.2", routes: { router, _ in
-            router.get("/x.png") { _, _ in bytes(Fixture.png) }
-        }) { otherOrigin in
+        try await elsewhere.run(
+            host: "127.0.0.2",
+            routes: { router, _ in
+                router.get("/x.png") { _, _ in bytes(Fixture.png) }
+            }
+        ) { otherOrigin in
             let localhost = otherOrigin.replacingOccurrences(of: "127.0.0.2", with: "localhost")
             let (manifest, _) = try await mirror(
                 page: "<img src=\"\(otherOrigin)/x.png\"><img src=\"\(localhost)/y.png\">",
@@ -82,10 +91,15 @@ struct ServerBehaviourTests {
         let (manifest, report) = try await mirror(
             page: "<img src=\"/flaky.png\"><img src=\"/busy.png\"><img src=\"/down.png\"><img src=\"/patient.png\">"
         ) { router, _ in
-            @Sendable func count(_ name: String) -> Int { attempts.withLock { $0[name, default: 0] += 1; return $0[name]! } }
+            @Sendable func count(_ name: String) -> Int {
+                attempts.withLock {
+                    $0[name, default: 0] += 1; return $0[name]!
+                }
+            }
             router.get("/flaky.png") { _, _ in count("flaky") < 3 ? Response(status: .internalServerError) : bytes(Fixture.png) }
             router.get("/busy.png") { _, _ in
-                count("busy") < 2 ? Response(status: .tooManyRequests, headers: [.retryAfter: "1"]) : bytes(Fixture.jpeg, type: "image/jpeg")
+                count("busy") < 2
+                    ? Response(status: .tooManyRequests, headers: [.retryAfter: "1"]) : bytes(Fixture.jpeg, type: "image/jpeg")
             }
             router.get("/down.png") { _, _ in
                 _ = count("down")
@@ -105,7 +119,8 @@ struct ServerBehaviourTests {
     @Test("a slow image still arrives; a body shorter than Content-Length is truncated; too-large is enforced")
     func bodies() async throws {
         let (manifest, _) = try await mirror(
-            page: "<img src=\"/slow.png\"><img src=\"/short.png\"><img src=\"/big.png\"><img src=\"/empty.png\"><img src=\"/cut.png\">",
+            page:
+                "<img src=\"/slow.png\"><img src=\"/short.png\"><img src=\"/big.png\"><img src=\"/empty.png\"><img src=\"/cut.png\">",
             configure: { $0.validation.maxSize = 100_000 }
         ) { router, _ in
             router.get("/slow.png") { _, _ in
@@ -147,13 +162,17 @@ struct ServerBehaviourTests {
             46, 74, 182, 85, 210, 7, 178, 244, 243, 179, 245, 10, 242, 210, 149, 20, 18, 115, 74, 108, 149, 162, 50, 11, 10, 82,
             83, 148, 236, 108, 244, 33, 74, 245, 193, 250, 0, 20, 74, 22, 78, 62, 0, 0, 0,
         ]
-        let latin1: [UInt8] = Array("<html><body><img src=\"/img/cafe.png\" alt=\"Caf".utf8) + [0xE9, 0x20, 0x6E, 0xB0, 0x31] + Array("\"><a href=\"zipped\">1</a></body></html>".utf8)
+        let latin1: [UInt8] =
+            Array("<html><body><img src=\"/img/cafe.png\" alt=\"Caf".utf8) + [0xE9, 0x20, 0x6E, 0xB0, 0x31]
+            + Array("\"><a href=\"zipped\">1</a></body></html>".utf8)
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let output = directory.url.appendingPathComponent("m")
         let manifest = try await TestServer().run(routes: { router, _ in
             router.get("/") { _, _ in
-                Response(status: .ok, headers: [.contentType: "text/html; charset=ISO-8859-1"], body: .init(byteBuffer: ByteBuffer(bytes: latin1)))
+                Response(
+                    status: .ok, headers: [.contentType: "text/html; charset=ISO-8859-1"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: latin1)))
             }
             router.get("/zipped") { _, _ in
                 Response(

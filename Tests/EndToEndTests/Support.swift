@@ -44,7 +44,8 @@ enum Fixture {
 /// Engine settings for tests: quick retries, short deadlines.
 func testConfiguration(source: String, output: URL) -> MirrorConfiguration {
     var configuration = MirrorConfiguration(source: CanonicalURL(source)!, output: output)
-    configuration.fetch.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(5))
+    configuration.fetch.retry = RetryPolicy(
+        maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(5))
     configuration.fetch.documentDeadline = .seconds(20)
     configuration.fetch.imageDeadline = .seconds(20)
     configuration.publish.itemsPerPage = 4
@@ -79,7 +80,8 @@ final class TestServer: Sendable {
     let requests = Mutex<[String]>([])
 
     func run<T: Sendable>(
-        host: String = "127.0.0.1", routes: @Sendable (Router<BasicRequestContext>, _ origin: @escaping @Sendable () -> String) -> Void,
+        host: String = "127.0.0.1",
+        routes: @Sendable (Router<BasicRequestContext>, _ origin: @escaping @Sendable () -> String) -> Void,
         _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         let origin = Mutex("")
@@ -114,14 +116,16 @@ final class TestServer: Sendable {
 struct Recorder<Context: RequestContext>: RouterMiddleware {
     let record: @Sendable (String) -> Void
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         record(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
         return try await next(request, context)
     }
 }
 
 func html(_ text: String, charset: String = "utf-8") -> Response {
-    Response(status: .ok, headers: [.contentType: "text/html; charset=\(charset)"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    Response(
+        status: .ok, headers: [.contentType: "text/html; charset=\(charset)"], body: .init(byteBuffer: ByteBuffer(string: text)))
 }
 
 func bytes(_ bytes: [UInt8], type: String = "image/png", headers extra: HTTPFields = [:]) -> Response {

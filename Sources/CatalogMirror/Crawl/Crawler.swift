@@ -51,7 +51,8 @@ struct Crawler: Sendable {
     let progress: ProgressBoard
 
     static let pageAccept = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
-    static let feedAccept = "application/rss+xml,application/atom+xml,application/feed+json,application/json;q=0.9,application/xml;q=0.8,*/*;q=0.5"
+    static let feedAccept =
+        "application/rss+xml,application/atom+xml,application/feed+json,application/json;q=0.9,application/xml;q=0.8,*/*;q=0.5"
     /// Schemes that name no fetchable resource (inline data, scripts); skipped, not keys.
     static let inertSchemes: Set<String> = ["data", "javascript", "about", "blob", "mailto", "tel"]
 
@@ -160,7 +161,9 @@ struct Crawler: Sendable {
             }
         case .html, .other:
             throw CrawlError(
-                message: "cannot read the feed \(document.url): it is \(document.mediaType ?? "not a feed"), not RSS, Atom or a JSON listing")
+                message:
+                    "cannot read the feed \(document.url): it is \(document.mediaType ?? "not a feed"), not RSS, Atom or a JSON listing"
+            )
         }
         summary.feeds += 1
         progress.update { $0.feedsRead += 1 }
@@ -186,7 +189,9 @@ struct Crawler: Sendable {
     /// (like `wget --no-parent`).
     func isWithinSite(_ url: CanonicalURL) -> Bool {
         guard url.scheme == source.scheme, url.host == source.host, url.port == source.port else { return false }
-        let directory = source.path.hasSuffix("/") ? source.path : String(source.path[...(source.path.lastIndex(of: "/") ?? source.path.startIndex)])
+        let directory =
+            source.path.hasSuffix("/")
+            ? source.path : String(source.path[...(source.path.lastIndex(of: "/") ?? source.path.startIndex)])
         return url.path.hasPrefix(directory) && !HTMLScanner.hasImageExtension(url.path)
     }
 }

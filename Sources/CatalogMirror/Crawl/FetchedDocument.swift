@@ -16,7 +16,9 @@ struct FetchedDocument: Sendable {
 
     var kind: Kind {
         var start = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        if start.starts(with: [0xEF, 0xBB, 0xBF]) { start = start.dropFirst(3).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } }
+        if start.starts(with: [0xEF, 0xBB, 0xBF]) {
+            start = start.dropFirst(3).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        }
         let prefix = String(decoding: start.prefix(256), as: UTF8.self).lowercased()
         switch mediaType {
         case "text/html", "application/xhtml+xml": return .html

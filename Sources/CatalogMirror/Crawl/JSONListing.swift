@@ -42,7 +42,8 @@ public enum JSONListing {
 
     private static func describe(_ error: any Error) -> String {
         if case DecodingError.dataCorrupted(let context) = error {
-            return (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? context.debugDescription
+            return (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+                ?? context.debugDescription
         }
         return "\(error)"
     }

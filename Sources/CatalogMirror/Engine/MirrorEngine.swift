@@ -102,7 +102,8 @@ public struct MirrorEngine: Sendable {
         case .success(let (catalog, summary)):
             do {
                 let report = try await publish(
-                    catalog: catalog, summary: summary, layout: layout, storage: storage, template: template, startedAt: startedAt)
+                    catalog: catalog, summary: summary, layout: layout, storage: storage, template: template, startedAt: startedAt
+                )
                 await ImageDatabase.close(storage)
                 return report
             } catch {

@@ -50,11 +50,26 @@ public struct RunReport: Codable, Sendable, Equatable {
         let failedCount = failed.values.reduce(0, +)
         if rejectedCount > 0 { parts.append("\(rejectedCount) rejected") }
         if failedCount > 0 {
-            parts.append("\(failedCount) failed (" + failed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
+            parts.append(
+                "\(failedCount) failed ("
+                    + failed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         }
         parts.append("\(pages) pages, \(feeds) feeds")
         parts.append(String(format: "%.1f s", durationSeconds))
         return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)"
+    }
+
+    /// Reads a report written by `encoded()`.
+    public static func decode(_ data: Data) throws -> RunReport {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Timestamp.date(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad date \(text)"))
+            }
+            return date
+        }
+        return try decoder.decode(RunReport.self, from: data)
     }
 
     /// Pretty JSON with sorted keys and UTC dates.

@@ -85,8 +85,9 @@ public enum ContentInspector {
         var text = String(decoding: head.prefix(1024), as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         let trimmed = text.drop { $0.isWhitespace }.lowercased()
-        guard trimmed.hasPrefix("<?xml") || trimmed.hasPrefix("<svg") || trimmed.hasPrefix("<!--")
-            || trimmed.hasPrefix("<!doctype svg")
+        guard
+            trimmed.hasPrefix("<?xml") || trimmed.hasPrefix("<svg") || trimmed.hasPrefix("<!--")
+                || trimmed.hasPrefix("<!doctype svg")
         else { return false }
         return trimmed.contains("<svg")
     }

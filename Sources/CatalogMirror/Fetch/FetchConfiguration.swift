@@ -36,7 +36,10 @@ public struct RetryPolicy: Sendable {
     /// stalling the run. Default: 60 s.
     public var maxRetryAfter: Duration = .seconds(60)
 
-    public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10), maxRetryAfter: Duration = .seconds(60)) {
+    public init(
+        maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10),
+        maxRetryAfter: Duration = .seconds(60)
+    ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

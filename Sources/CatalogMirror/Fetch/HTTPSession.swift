@@ -97,14 +97,16 @@ struct HTTPSession: Sendable {
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
                 await Self.discard(response)
                 guard let next = CanonicalURL(location, relativeTo: current) else {
-                    throw .final(FetchFailure(.networkError, "\(current) redirects to an unusable location \"\(location.prefix(200))\""))
+                    throw .final(
+                        FetchFailure(.networkError, "\(current) redirects to an unusable location \"\(location.prefix(200))\""))
                 }
                 hops += 1
                 if visited.contains(next) {
                     throw .final(FetchFailure(.redirectLoop, "\(start) redirects in a loop through \(next)"))
                 }
                 if hops > configuration.maxRedirects {
-                    throw .final(FetchFailure(.tooManyRedirects, "\(start) redirects more than \(configuration.maxRedirects) times"))
+                    throw .final(
+                        FetchFailure(.tooManyRedirects, "\(start) redirects more than \(configuration.maxRedirects) times"))
                 }
                 if let refusal = await gate(next) {
                     throw .final(FetchFailure(refusal, "\(current) redirects to \(next), which is \(refusal)"))

@@ -112,7 +112,8 @@ struct HTTPImageSource: ImageSource {
             throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
         } catch {
             let failure = HTTPSession.classify(error, url: key)
-            throw .interrupted(failure.reason == .timeout ? failure : FetchFailure(.truncated, "\(key): the body ended early (\(error))"))
+            throw .interrupted(
+                failure.reason == .timeout ? failure : FetchFailure(.truncated, "\(key): the body ended early (\(error))"))
         }
         if let declared, declared != count {
             throw .interrupted(FetchFailure(.truncated, "\(key) declared \(declared) bytes but sent \(count)"))

@@ -62,7 +62,9 @@ public enum FeedScanner {
         var mediaNodes: [MarkupNode] = []
         for node in children where node.namespaceURI == mediaRSS {
             if node.name == "content" { mediaNodes.append(node) }
-            if node.name == "group" { mediaNodes += node.elementChildren.filter { $0.name == "content" && $0.namespaceURI == mediaRSS } }
+            if node.name == "group" {
+                mediaNodes += node.elementChildren.filter { $0.name == "content" && $0.namespaceURI == mediaRSS }
+            }
         }
         for node in mediaNodes {
             guard let url = node.attribute("url")?.nonEmpty else { continue }

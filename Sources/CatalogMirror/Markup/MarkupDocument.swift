@@ -32,7 +32,8 @@ final class MarkupDocument {
         let input = bytes.isEmpty ? Array("<html></html>".utf8) : bytes
         let document = input.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
-                htmlCtxtReadMemory(context, chars.baseAddress, Int32(clamping: chars.count), url, knownEncoding, LibXML.htmlOptions)
+                htmlCtxtReadMemory(
+                    context, chars.baseAddress, Int32(clamping: chars.count), url, knownEncoding, LibXML.htmlOptions)
             }
         }
         guard let document else { throw MarkupError(message: lastError(context) ?? "not parseable as HTML") }

@@ -26,7 +26,11 @@ enum Srcset {
                 var depth = 0
                 while index < chars.count {
                     let scalar = chars[index]
-                    if scalar == "(" { depth += 1 } else if scalar == ")" { depth = max(0, depth - 1) } else if scalar == ",", depth == 0 {
+                    if scalar == "(" {
+                        depth += 1
+                    } else if scalar == ")" {
+                        depth = max(0, depth - 1)
+                    } else if scalar == ",", depth == 0 {
                         index += 1
                         break
                     }

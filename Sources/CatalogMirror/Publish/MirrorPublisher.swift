@@ -15,7 +15,8 @@ struct MirrorPublisher {
         for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
             guard let destination = layout.file(atRelativePath: path) else { continue }
             do {
-                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             } catch {
                 throw PublishError("cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)")
             }

@@ -84,7 +84,8 @@ public enum SettingsStore {
         }
         if let version, version > MirrorSettings.currentVersion {
             throw SettingsError(
-                "the settings file \(url.path) has version \(version); this catalog-mirror reads up to \(MirrorSettings.currentVersion) (upgrade it)")
+                "the settings file \(url.path) has version \(version); this catalog-mirror reads up to \(MirrorSettings.currentVersion) (upgrade it)"
+            )
         }
         let settings: MirrorSettings
         do {
@@ -98,7 +99,8 @@ public enum SettingsStore {
             throw SettingsError("the settings file \(url.path) cannot be read: \(error) (fix or delete it)")
         }
         guard let source = CanonicalURL(settings.source), source.isWeb else {
-            throw SettingsError("the settings file \(url.path) has an unusable source \"\(settings.source.prefix(200))\" (fix or delete it)")
+            throw SettingsError(
+                "the settings file \(url.path) has an unusable source \"\(settings.source.prefix(200))\" (fix or delete it)")
         }
         var repaired = settings
         repaired.source = source.string

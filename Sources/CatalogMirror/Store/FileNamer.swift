@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 
 /// Safe, stable file names for `images/`: `<slug>-<hash>.<ext>`.
 ///

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// A new file in the state directory written through a raw descriptor, so response buffers are
 /// written without being copied into `Data`. Writes block briefly; image files are small and

@@ -1,0 +1,193 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+@testable import SampleGallery
+
+/// Runs the built `catalog-mirror` binary, as a user or cron would.
+struct Binary {
+    static let url: URL? = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(".build/debug"),
+        ]
+        return candidates.map { $0.appendingPathComponent("catalog-mirror") }.first {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the binary with `arguments` in `directory`; standard error is a pipe, as under cron.
+    static func run(_ arguments: [String], in directory: URL) async throws -> Result {
+        let url = try #require(url, "build the catalog-mirror executable first (swift build)")
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let exited = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { process in
+            exited.continuation.yield(process.terminationStatus)
+            exited.continuation.finish()
+        }
+        try process.run()
+        // Blocking reads run on Dispatch threads, never on the cooperative pool, which the
+        // in-process test servers need (two blocked threads are all of it on two cores).
+        async let stdout = readToEnd(out.fileHandleForReading)
+        async let stderr = readToEnd(err.fileHandleForReading)
+        let (o, e) = await (stdout, stderr)
+        var statuses = exited.stream.makeAsyncIterator()
+        let status = await statuses.next() ?? -1
+        return Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    private static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+        }
+    }
+}
+
+@Suite("The catalog-mirror command line")
+struct CommandLineTests {
+    @Test("--help and --version work on every command")
+    func help() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        for command in [[], ["sync"], ["verify"], ["demo"]] {
+            let result = try await Binary.run(command + ["--help"], in: directory.url)
+            #expect(result.status == 0, "\(command)")
+            #expect((result.stdout + result.stderr).contains("USAGE"))
+        }
+        let sync = try await Binary.run(["sync", "--help"], in: directory.url)
+        for option in [
+            "--out", "--feed", "--max-pages", "--concurrency", "--include", "--exclude", "--allow-host", "--max-size", "--report",
+            "--quiet",
+        ] {
+            #expect(sync.stdout.contains(option), "sync --help lacks \(option)")
+        }
+        let version = try await Binary.run(["--version"], in: directory.url)
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == CatalogMirrorVersion.current)
+    }
+
+    @Test(
+        "usage errors exit 2 with one clear line",
+        arguments: [
+            ["sync", "--bogus"], ["sync", "ftp://example.com/"], ["sync", "not a url"],
+            ["sync", "--max-pages", "0", "http://h/"],
+            ["sync", "--concurrency", "banana", "http://h/"], ["sync", "--max-size", "lots", "http://h/"], ["sync"], ["verify"],
+            ["frobnicate"],
+        ])
+    func usageErrors(arguments: [String]) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let result = try await Binary.run(arguments, in: directory.url)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+        #expect(!result.stderr.contains("Fatal error"))
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("mirror").path)
+                || arguments == ["verify"])
+    }
+
+    @Test("a corrupt settings file is exit 2 naming the file, and nothing changes")
+    func corruptSettings() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let state = directory.url.appendingPathComponent("mirror/.catalog-mirror")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        try Data("{\"source\": ".utf8).write(to: state.appendingPathComponent("settings.json"))
+        let result = try await Binary.run(["sync"], in: directory.url)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("settings.json"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(try String(contentsOf: state.appendingPathComponent("settings.json"), encoding: .utf8) == "{\"source\": ")
+    }
+
+    @Test("sync saves its settings; the cron form reuses them; another URL into the same DIR is refused")
+    func syncAndCron() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = GalleryServer(catalog: Fixture.catalog())
+        try await server.run { url in
+            // Standard error is a pipe here, as under cron: warnings and one summary line, no progress.
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--max-pages", "10", "--report", "report.json"], in: directory.url)
+            #expect(first.status == 1, "\(first.stderr)")
+            let lines = first.stderr.split(separator: "\n")
+            #expect(lines.allSatisfy { $0.hasPrefix("catalog-mirror: ") })
+            #expect(lines.filter { $0.contains("warning:") }.count == 2)
+            #expect(lines.last?.contains("12 images published") == true)
+            #expect(!first.stderr.contains("\r"))
+            let report = try RunReport.decode(Data(contentsOf: directory.url.appendingPathComponent("report.json")))
+            #expect(report.exitStatus == 1)
+            #expect(report.failed == ["http-404": 1, "not-an-image": 1])
+            let settings = try SettingsStore.load(MirrorLayout(root: directory.url.appendingPathComponent("mirror")))
+            #expect(settings?.source == url.absoluteString)
+            #expect(settings?.maxPages == 10)
+
+            let cron = try await Binary.run(["sync", "--quiet"], in: directory.url)
+            #expect(cron.status == 1)
+            #expect(cron.stderr.isEmpty, "--quiet printed: \(cron.stderr)")
+
+            let other = try await Binary.run(["sync", "http://127.0.0.1:1/elsewhere/"], in: directory.url)
+            #expect(other.status == 2)
+            #expect(other.stderr.contains(url.absoluteString) && other.stderr.contains("http://127.0.0.1:1/elsewhere/"))
+
+            let verify = try await Binary.run(["verify"], in: directory.url)
+            #expect(verify.status == 0, "\(verify.stderr)")
+        }
+    }
+
+    @Test("an unreachable source exits 3")
+    func unreachable() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let closed = try await TestServer().run(routes: { _, _ in }) { origin in origin }
+        let result = try await Binary.run(["sync", closed + "/gallery/"], in: directory.url)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains(closed))
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("mirror").path))
+    }
+
+    @Test("demo mirrors the sample gallery; verify accepts it, then catches a damaged file")
+    func demoAndVerify() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let demo = try await Binary.run(["demo"], in: directory.url)
+        #expect(demo.status == 0, "\(demo.stderr)")
+        #expect(demo.stdout.contains("python3 -m http.server"))
+        let mirror = directory.url.appendingPathComponent("mirror")
+        #expect(try unresolvedReferences(in: mirror) == [])
+        #expect(try await Binary.run(["verify"], in: directory.url).status == 0)
+        let manifest = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
+        #expect(manifest.items.count == SampleImage.bundled.count)
+        #expect(manifest.rejected.contains { $0.reason == "not-an-image" })
+
+        // A second demo into the same directory works too.
+        #expect(try await Binary.run(["demo", "--quiet"], in: directory.url).status == 0)
+
+        let victim = mirror.appendingPathComponent(
+            try #require(Manifest.read(from: mirror.appendingPathComponent("manifest.json")).items.first).path)
+        try Data("tampered".utf8).write(to: victim)
+        let damaged = try await Binary.run(["verify"], in: directory.url)
+        #expect(damaged.status == 1)
+        #expect(damaged.stderr.contains(victim.lastPathComponent))
+        try FileManager.default.removeItem(at: victim)
+        #expect(try await Binary.run(["verify"], in: directory.url).status == 1)
+        #expect(try await Binary.run(["verify", "--out", "nowhere"], in: directory.url).status == 2)
+    }
+}
