@@ -191,3 +191,57 @@ struct CommandLineTests {
         #expect(try await Binary.run(["verify", "--out", "nowhere"], in: directory.url).status == 2)
     }
 }
+
+@Suite("Stopping and odd sources")
+struct StoppingTests {
+    @Test("SIGINT during downloads stops the run and leaves no trace")
+    func interrupt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = TestServer()
+        try await server.run(routes: { router, _ in
+            router.get("/") { _, _ in html("<img src=\"/stuck.png\"><img src=\"/quick.png\">") }
+            router.get("/quick.png") { _, _ in bytes(Fixture.png) }
+            router.get("/stuck.png") { _, _ in
+                try await Task.sleep(for: .seconds(60))
+                return bytes(Fixture.png)
+            }
+        }) { origin in
+            let url = try #require(Binary.url)
+            let process = Process()
+            process.executableURL = url
+            process.arguments = ["sync", origin + "/", "--out", directory.url.appendingPathComponent("m").path]
+            process.standardError = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            let exited = AsyncStream.makeStream(of: Int32.self)
+            process.terminationHandler = {
+                exited.continuation.yield($0.terminationStatus)
+                exited.continuation.finish()
+            }
+            try process.run()
+            // Wait (by condition, not by time) until the stuck download is under way.
+            while !server.log.contains("/stuck.png") { try await Task.sleep(for: .milliseconds(20)) }
+            process.interrupt()
+            var statuses = exited.stream.makeAsyncIterator()
+            #expect(await statuses.next() == 130)
+            #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("m").path))
+        }
+    }
+
+    @Test("a JSON listing can be the source itself")
+    func listingAsSource() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = GalleryServer(catalog: Fixture.catalog())
+        try await server.run { url in
+            let output = directory.url.appendingPathComponent("m")
+            let report = try await MirrorEngine(
+                configuration: testConfiguration(source: url.absoluteString + "images", output: output)
+            ).run()
+            #expect(report.published == 12)
+            #expect(report.pages == 0)
+            #expect(report.feeds == 1)
+            #expect(!server.requestLog.contains("/gallery/"))
+        }
+    }
+}

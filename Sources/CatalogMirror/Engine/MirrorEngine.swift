@@ -71,7 +71,7 @@ public struct MirrorEngine: Sendable {
         do {
             start = try await crawler.fetchStart()
         } catch {
-            throw .sourceUnavailable(error.message)
+            throw Task.isCancelled ? .cancelled : .sourceUnavailable(error.message)
         }
 
         let layout = MirrorLayout(root: configuration.output)
@@ -161,7 +161,7 @@ public struct MirrorEngine: Sendable {
                 case .crawl(.success(let result)):
                     summary = result
                 case .crawl(.failure(let error)):
-                    failure = failure ?? .sourceUnavailable(error.message)
+                    failure = failure ?? (Task.isCancelled ? .cancelled : .sourceUnavailable(error.message))
                     group.cancelAll()
                 case .download(let key, let outcome):
                     inFlight -= 1

@@ -45,7 +45,7 @@ public struct RunReport: Codable, Sendable, Equatable {
 
     /// The one-line summary printed at the end of every run.
     public var summaryLine: String {
-        var parts = ["\(published) images published", "\(downloaded) downloaded", "\(diskHits) unchanged"]
+        var parts = [Self.count(published, "image") + " published", "\(downloaded) downloaded", "\(diskHits) unchanged"]
         let rejectedCount = rejected.values.reduce(0, +)
         let failedCount = failed.values.reduce(0, +)
         if rejectedCount > 0 { parts.append("\(rejectedCount) rejected") }
@@ -54,7 +54,7 @@ public struct RunReport: Codable, Sendable, Equatable {
                 "\(failedCount) failed ("
                     + failed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         }
-        parts.append("\(pages) pages, \(feeds) feeds")
+        parts.append(Self.count(pages, "page") + ", " + Self.count(feeds, "feed"))
         parts.append(String(format: "%.1f s", durationSeconds))
         return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)"
     }
@@ -70,6 +70,10 @@ public struct RunReport: Codable, Sendable, Equatable {
             return date
         }
         return try decoder.decode(RunReport.self, from: data)
+    }
+
+    private static func count(_ value: Int, _ noun: String) -> String {
+        "\(value) \(noun)\(value == 1 ? "" : "s")"
     }
 
     /// Pretty JSON with sorted keys and UTC dates.
