@@ -60,34 +60,14 @@ public struct RunReport: Codable, Sendable, Equatable {
     }
 
     /// Reads a report written by `encoded()`.
-    public static func decode(_ data: Data) throws -> RunReport {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = Timestamp.date(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad date \(text)"))
-            }
-            return date
-        }
-        return try decoder.decode(RunReport.self, from: data)
-    }
+    public static func decode(_ data: Data) throws -> RunReport { try JSONCoding.decode(RunReport.self, from: data) }
 
     private static func count(_ value: Int, _ noun: String) -> String {
         "\(value) \(noun)\(value == 1 ? "" : "s")"
     }
 
     /// Pretty JSON with sorted keys and UTC dates.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(date))
-        }
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
-    }
+    public func encoded() throws -> Data { try JSONCoding.encode(self) }
 }
 
 /// What stops a run before it finishes, mapped to SPEC's exit statuses by `exitStatus`.

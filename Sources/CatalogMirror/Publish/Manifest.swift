@@ -34,31 +34,12 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var rejected: [Rejection]
 
     /// Pretty, key-sorted JSON with second-precision UTC dates: byte-identical for equal input.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(date))
-        }
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
-    }
+    public func encoded() throws -> Data { try JSONCoding.encode(self) }
 
     /// Reads a manifest; throws with a one-line reason when it is missing, malformed, or of
     /// another schema.
     public static func read(from url: URL) throws -> Manifest {
-        let data = try Data(contentsOf: url)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = Timestamp.date(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad date \(text)"))
-            }
-            return date
-        }
-        let manifest = try decoder.decode(Manifest.self, from: data)
+        let manifest = try JSONCoding.decode(Manifest.self, from: Data(contentsOf: url))
         guard manifest.schema == schemaName else {
             throw StoreError("unknown manifest schema \"\(manifest.schema)\" (expected \(schemaName))")
         }

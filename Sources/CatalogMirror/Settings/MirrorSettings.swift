@@ -109,11 +109,8 @@ public enum SettingsStore {
 
     /// Writes `settings` atomically (temporary file, then rename).
     public static func save(_ settings: MirrorSettings, _ layout: MirrorLayout) throws(SettingsError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            var data = try encoder.encode(settings)
-            data.append(0x0A)
+            let data = try JSONCoding.encode(settings)
             try FileManager.default.createDirectory(at: layout.temporary, withIntermediateDirectories: true)
             try AtomicFile.write(data, to: layout.settings, temporaryDirectory: layout.temporary)
         } catch {
