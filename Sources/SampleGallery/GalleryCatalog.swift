@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a gallery server shows: its images and how each one behaves. Tests build catalogs with
 /// misbehaving entries; `GalleryCatalog.sample` is the bundled demo gallery.
 public struct GalleryCatalog: Sendable {
@@ -15,8 +17,12 @@ public struct GalleryCatalog: Sendable {
         public var id: Int
         public var name: String
         public var price: String
-        public var bytes: [UInt8]
+        public var bytes: [UInt8] {
+            didSet { modified = modified.addingTimeInterval(60) }
+        }
         public var behavior: Behavior
+        /// When the bytes last changed (the `Last-Modified` header); moves on when `bytes` change.
+        public var modified: Date
 
         public init(id: Int, name: String, price: String, bytes: [UInt8], behavior: Behavior = .image) {
             self.id = id
@@ -24,6 +30,14 @@ public struct GalleryCatalog: Sendable {
             self.price = price
             self.bytes = bytes
             self.behavior = behavior
+            self.modified = Date(timeIntervalSince1970: 1_790_000_000 + Double(id) * 3600)
+        }
+
+        /// A strong entity tag derived from the bytes.
+        public var etag: String {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return "\"" + String(hash, radix: 16) + "-\(bytes.count)\""
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The documents the gallery serves. Image references come in every form a real site uses:
 /// relative (`image?3`), root-relative, absolute, `srcset`, `<picture><source>`, lazy `data-src`,
 /// and `<a href>` to image files; so a mirror has to resolve and merge them all.
@@ -91,6 +93,15 @@ enum GalleryPages {
             rows.swapAt(index, Int(state >> 33) % (index + 1))
         }
         return "[\n" + rows.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// An IMF-fixdate (RFC 9110 section 5.6.7).
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 
     static func jsonEscape(_ text: String) -> String {

@@ -11,6 +11,18 @@ import Synchronization
 public final class GalleryServer: Sendable {
     private let catalog: Mutex<GalleryCatalog>
     private let requests = Mutex<[String]>([])
+    private let exchanges = Mutex<[Exchange]>([])
+
+    /// One request and the status it got.
+    public struct Exchange: Sendable, Equatable {
+        /// `path?query`.
+        public var target: String
+        public var status: Int
+        /// Whether the request carried `If-None-Match` or `If-Modified-Since`.
+        public var conditional: Bool
+        /// Body bytes sent.
+        public var bodyBytes: Int
+    }
 
     public init(catalog: GalleryCatalog) {
         self.catalog = Mutex(catalog)
@@ -23,6 +35,9 @@ public final class GalleryServer: Sendable {
 
     /// Every request served so far, as `path?query`, in arrival order.
     public var requestLog: [String] { requests.withLock { $0 } }
+
+    /// Every request served so far with its answer, in completion order.
+    public var exchangeLog: [Exchange] { exchanges.withLock { $0 } }
 
     /// Starts the server on `host` with an ephemeral port, runs `body` with the gallery's start
     /// URL (`http://host:port/gallery/`), then stops the server.
@@ -63,7 +78,10 @@ public final class GalleryServer: Sendable {
 
     private func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(RequestLogger(log: { [weak self] line in self?.requests.withLock { $0.append(line) } }))
+        router.middlewares.add(
+            RequestLogger(
+                log: { [weak self] line in self?.requests.withLock { $0.append(line) } },
+                answered: { [weak self] exchange in self?.exchanges.withLock { $0.append(exchange) } }))
         router.get("/robots.txt") { _, _ in
             let rules = self.catalog.withLock { $0.disallowed }.map { "Disallow: \($0)" }.joined(separator: "\n")
             return Self.response("User-agent: *\n\(rules)\n", type: "text/plain; charset=utf-8")
@@ -93,9 +111,22 @@ public final class GalleryServer: Sendable {
             }
             switch entry.behavior {
             case .image:
-                return Response(
-                    status: .ok, headers: [.contentType: "application/octet-stream"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: entry.bytes)))
+                // Validators as a real server sends them; a matching conditional request gets 304.
+                let etag = entry.etag
+                let lastModified = GalleryPages.httpDate(entry.modified)
+                let headers: HTTPFields = [.eTag: etag, .lastModified: lastModified]
+                if let match = request.headers[.ifNoneMatch] {
+                    if match.split(separator: ",").contains(where: {
+                        $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*"
+                    }) {
+                        return Response(status: .notModified, headers: headers)
+                    }
+                } else if let since = request.headers[.ifModifiedSince], since == lastModified {
+                    return Response(status: .notModified, headers: headers)
+                }
+                var fields = headers
+                fields[.contentType] = "application/octet-stream"
+                return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: entry.bytes)))
             case .jsonError:
                 return Self.response("{\"error\": \"image \(id) is not available\"}", type: "application/octet-stream")
             case .notFound:
@@ -114,14 +145,22 @@ public final class GalleryServer: Sendable {
     }
 }
 
-/// Records each request's path and query.
+/// Records each request's path and query, and how it was answered.
 struct RequestLogger<Context: RequestContext>: RouterMiddleware {
     let log: @Sendable (String) -> Void
+    let answered: @Sendable (GalleryServer.Exchange) -> Void
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
     {
-        log(request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""))
-        return try await next(request, context)
+        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        log(target)
+        let response = try await next(request, context)
+        let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
+        answered(
+            GalleryServer.Exchange(
+                target: target, status: Int(response.status.code), conditional: conditional,
+                bodyBytes: response.body.contentLength ?? 0))
+        return response
     }
 }
 

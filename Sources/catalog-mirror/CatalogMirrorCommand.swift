@@ -10,7 +10,8 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
         abstract: "Keep an offline, static copy of an online image catalog.",
         discussion: """
             Exit status: 0 all good; 1 finished, but some items failed (the rest is published); \
-            2 usage or settings error; 3 the source could not be crawled (mirror left as it was).
+            2 usage or settings error; 3 the source could not be crawled (mirror left as it was); \
+            4 the --max-delete guard stopped the run (nothing deleted); 75 another sync holds the lock.
             """,
         version: CatalogMirrorVersion.current,
         subcommands: [SyncCommand.self, VerifyCommand.self, DemoCommand.self]

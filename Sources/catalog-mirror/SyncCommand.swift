@@ -11,7 +11,8 @@ struct SyncCommand: AsyncParsableCommand {
             Without <source-url>, the settings saved in DIR by an earlier sync are used (the cron form). \
             Options given override the saved ones for this run and are saved.
             Exit status: 0 all good; 1 some items failed (the rest is published); 2 usage or settings \
-            error; 3 the source could not be crawled (the mirror is left as it was).
+            error; 3 the source could not be crawled (the mirror is left as it was); 4 the --max-delete \
+            guard stopped the run (nothing deleted); 75 another sync holds the lock on DIR.
             """
     )
 
@@ -50,6 +51,18 @@ struct SyncCommand: AsyncParsableCommand {
             "Render pages with the templates in DIR (page.mustache and assets) instead of the built-in ones.", valueName: "DIR"))
     var template: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Refuse to delete more than N items of the last run, or N% of them; over the limit nothing is deleted and the exit status is 4. (default: 50%)",
+            valueName: "N|N%"))
+    var maxDelete: DeleteLimit?
+
+    @Flag(
+        help:
+            "Crawl, validate and revalidate (no image bodies), print what would be added, replaced and deleted, and change nothing."
+    )
+    var dryRun = false
+
     @Option(help: ArgumentHelp("Write a JSON summary of the run to FILE.", valueName: "FILE"))
     var report: String?
 
@@ -85,6 +98,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.exclude = exclude.isEmpty ? nil : exclude
         settings.allowHost = allowHost.isEmpty ? nil : allowHost.map { $0.lowercased() }
         settings.maxSize = maxSize?.bytes
+        settings.maxDelete = maxDelete
         settings.template = template.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         return settings
     }
@@ -116,9 +130,10 @@ struct SyncCommand: AsyncParsableCommand {
             )
             throw ExitCode(ExitStatus.usage)
         }
-        let configuration: MirrorConfiguration
+        var configuration: MirrorConfiguration
         do {
             configuration = try settings.configuration(output: layout.root)
+            configuration.dryRun = dryRun
         } catch {
             printError("catalog-mirror: error: \(error.message)")
             throw ExitCode(ExitStatus.usage)
@@ -126,10 +141,16 @@ struct SyncCommand: AsyncParsableCommand {
         let runner = SyncRunner(quiet: quiet, reportFile: report.map { URL(fileURLWithPath: $0) })
         let outcome = await runner.run(configuration)
         if case .finished(let report) = outcome {
-            do {
-                try SettingsStore.save(settings, layout)
-            } catch {
-                printError("catalog-mirror: warning: \(error.message)")
+            if dryRun {
+                for (verb, name) in [("add", "add"), ("replace", "replace"), ("delete", "delete")] {
+                    for key in report.changes?[name] ?? [] { print("\(verb) \(key)") }
+                }
+            } else {
+                do {
+                    try SettingsStore.save(settings, layout)
+                } catch {
+                    printError("catalog-mirror: warning: \(error.message)")
+                }
             }
             throw ExitCode(report.exitStatus)
         }
@@ -156,7 +177,12 @@ extension MirrorSettings {
         configuration.validation.exclude = exclude ?? []
         configuration.validation.allowedHosts = allowHost ?? []
         configuration.validation.maxSize = maxSize
+        configuration.publish.maxDelete = maxDelete ?? .default
         configuration.publish.templateDirectory = template.map { URL(fileURLWithPath: $0) }
         return configuration
     }
+}
+
+extension DeleteLimit: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
 }

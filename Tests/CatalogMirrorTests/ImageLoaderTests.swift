@@ -9,6 +9,8 @@ import Testing
 /// answering, so tests decide exactly when downloads finish.
 final class CountingSource: ImageSource {
     let calls = Mutex<[String]>([])
+    /// Requests that came with validators (conditional ones).
+    let conditionalCalls = Mutex(0)
     let started: AsyncStream<String>
     private let startedContinuation: AsyncStream<String>.Continuation
     let latch = Latch()
@@ -19,18 +21,23 @@ final class CountingSource: ImageSource {
         (started, startedContinuation) = AsyncStream.makeStream()
     }
 
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<DownloadedFile, FetchFailure> {
+    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
         calls.withLock { $0.append(request.key.string) }
         startedContinuation.yield(request.key.string)
         await latch.wait()
+        if let validators = request.validators, validators.etag == "\"e\"" {
+            conditionalCalls.withLock { $0 += 1 }
+            return .success(.notModified(validators))
+        }
         let url = directory.appendingPathComponent(UUID().uuidString + ".part")
         guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes)) else {
             return .failure(FetchFailure(.networkError, "cannot write"))
         }
         return .success(
-            DownloadedFile(
-                temporaryURL: url, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"",
-                lastModified: nil))
+            .file(
+                DownloadedFile(
+                    temporaryURL: url, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"",
+                    lastModified: nil)))
     }
 }
 
@@ -84,7 +91,7 @@ struct ImageLoaderTests {
             Issue.record("no download")
             return
         }
-        try await storage.publishStaged()
+        try await storage.publish([key])
         let manifest = Manifest(
             source: "http://h/", generatedAt: Date(),
             items: [
@@ -95,7 +102,8 @@ struct ImageLoaderTests {
         try manifest.encoded().write(to: layout.manifest)
         await ImageDatabase.close(storage)
 
-        // Second run: the index is rebuilt from disk in setUp(); no download happens.
+        // Second run: the index is rebuilt from disk in setUp(); the stored copy is revalidated
+        // with a conditional request, answered 304: no download.
         storage = try await ImageDatabase.open(layout)
         loader = ImageLoader(storage: storage, source: source)
         var diskHits = storage.diskHits.makeAsyncIterator()
@@ -105,7 +113,8 @@ struct ImageLoaderTests {
         }
         #expect(await diskHits.next() == 1)
         #expect(again.fileName == stored.fileName)
-        #expect(source.calls.withLock { $0.count } == 1)
+        #expect(source.calls.withLock { $0.count } == 2)
+        #expect(source.conditionalCalls.withLock { $0 } == 1)
         _ = await loader.load(ImageRequest(key: key))
         #expect(await loader.cachedCount == 1)
         await loader.clear()

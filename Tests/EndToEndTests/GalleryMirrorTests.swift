@@ -75,14 +75,20 @@ struct GalleryMirrorTests {
             let first = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
             let requestsBefore = server.requestLog.count
 
+            let exchangesBefore = server.exchangeLog.count
             let report = try await MirrorEngine(configuration: configuration).run()
             let second = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
-            let goodImageRequests = server.requestLog.dropFirst(requestsBefore).filter {
-                $0.hasPrefix("/gallery/image?") && !$0.hasSuffix("?13") && !$0.hasSuffix("?14")
+            // Every stored image is revalidated with a conditional request answered 304: no body.
+            let goodImageExchanges = server.exchangeLog.dropFirst(exchangesBefore).filter {
+                $0.target.hasPrefix("/gallery/image?") && !$0.target.hasSuffix("?13") && !$0.target.hasSuffix("?14")
             }
-            #expect(goodImageRequests.isEmpty)
+            #expect(goodImageExchanges.count == 12)
+            #expect(goodImageExchanges.allSatisfy { $0.conditional && $0.status == 304 && $0.bodyBytes == 0 })
+            #expect(server.requestLog.count > requestsBefore)
             #expect(report.downloaded == 0)
+            #expect(report.bytesDownloaded == 0)
             #expect(report.diskHits == 12)
+            #expect(report.unchanged == 12 && report.added == 0 && report.replaced == 0 && report.removed == 0)
             #expect(second.items.map(\.path) == first.items.map(\.path))
             #expect(second.items.map(\.firstSeen) == first.items.map(\.firstSeen))
             #expect(try MirrorVerifier.verify(MirrorLayout(root: output)).isClean)

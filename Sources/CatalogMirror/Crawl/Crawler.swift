@@ -49,6 +49,8 @@ struct Crawler: Sendable {
     /// Asked before requesting a discovered page or feed and before every redirect hop.
     let gate: RequestGate
     let progress: ProgressBoard
+    /// Stored pages and feeds for conditional requests; nil to always fetch in full.
+    var cache: DocumentCache? = nil
 
     static let pageAccept = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
     static let feedAccept =
@@ -59,7 +61,7 @@ struct Crawler: Sendable {
     /// Fetches the start page; failure means the source cannot be crawled.
     func fetchStart() async throws(CrawlError) -> FetchedDocument {
         do {
-            return try await session.document(source, accept: Self.pageAccept, gate: startGate)
+            return try await session.document(source, accept: Self.pageAccept, gate: startGate, cache: cache)
         } catch {
             throw CrawlError(message: "cannot crawl \(source): \(error.detail) (\(error.reason))")
         }
@@ -87,7 +89,7 @@ struct Crawler: Sendable {
                     document = start
                 } else {
                     do {
-                        document = try await session.document(url, accept: Self.pageAccept, gate: gate)
+                        document = try await session.document(url, accept: Self.pageAccept, gate: gate, cache: cache)
                     } catch {
                         summary.pageFailures.append("page \(url): \(error.detail) (\(error.reason))")
                         continue
@@ -133,7 +135,7 @@ struct Crawler: Sendable {
             }
             let document: FetchedDocument
             do {
-                document = try await session.document(feed, accept: Self.feedAccept, gate: gate)
+                document = try await session.document(feed, accept: Self.feedAccept, gate: gate, cache: cache)
             } catch {
                 throw CrawlError(message: "cannot read the feed \(feed): \(error.detail) (\(error.reason))")
             }

@@ -36,12 +36,22 @@ struct FetchedDocument: Sendable {
 }
 
 extension HTTPSession {
-    /// GETs a document, decompressing gzip/deflate, reading at most `maxDocumentBytes`.
-    func document(_ url: CanonicalURL, accept: String, gate: RequestGate) async throws(FetchFailure) -> FetchedDocument {
-        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")]
+    /// GETs a document, decompressing gzip/deflate, reading at most `maxDocumentBytes`. With a
+    /// cache, the request is conditional and a 304 returns the stored copy.
+    func document(
+        _ url: CanonicalURL, accept: String, gate: RequestGate, cache: DocumentCache? = nil
+    ) async throws(FetchFailure) -> FetchedDocument {
+        let stored = await cache?.validators(for: url)
+        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])
         let limit = configuration.maxDocumentBytes
         return try await get(url, headers: headers, deadline: configuration.documentDeadline, gate: gate) {
             (success: Success) async throws(BodyError) -> FetchedDocument in
+            if success.response.status.code == 304 {
+                guard let copy = await cache?.document(for: url) else {
+                    throw .fatal(FetchFailure(.networkError, "\(url) answered 304 but no stored copy is left"))
+                }
+                return copy
+            }
             var bytes: [UInt8] = []
             do {
                 for try await buffer in success.response.body {
@@ -60,7 +70,12 @@ extension HTTPSession {
             let mediaType = parts.first.flatMap { $0.isEmpty ? nil : $0.lowercased() }
             let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
                 .map { String($0.dropFirst("charset=".count)).trimmingCharacters(in: ["\"", "'"]) }
-            return FetchedDocument(url: success.url, mediaType: mediaType, charset: charset, bytes: bytes)
+            let document = FetchedDocument(url: success.url, mediaType: mediaType, charset: charset, bytes: bytes)
+            let headers = success.response.headers
+            await cache?.store(
+                document, for: url,
+                validators: Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified")))
+            return document
         }
     }
 }

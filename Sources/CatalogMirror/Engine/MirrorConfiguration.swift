@@ -13,6 +13,9 @@ public struct MirrorConfiguration: Sendable {
     public var publish: PublishConfiguration
     /// The clock used for `generatedAt`, `firstSeen` and `lastChecked`. Default: the system clock.
     public var now: @Sendable () -> Date
+    /// `--dry-run`: crawl, validate and revalidate (HEAD only), report what would change, write
+    /// nothing. Default: false.
+    public var dryRun: Bool = false
 
     public init(
         source: CanonicalURL, output: URL = URL(fileURLWithPath: "mirror"), crawl: CrawlConfiguration = .init(),
@@ -35,9 +38,12 @@ public struct PublishConfiguration: Sendable {
     public var itemsPerPage: Int = 60
     /// `--template DIR`: a template directory to use instead of the built-in one. Default: nil.
     public var templateDirectory: URL?
+    /// `--max-delete`: items of the previous manifest one run may delete. Default: 50 %.
+    public var maxDelete: DeleteLimit = .default
 
-    public init(itemsPerPage: Int = 60, templateDirectory: URL? = nil) {
+    public init(itemsPerPage: Int = 60, templateDirectory: URL? = nil, maxDelete: DeleteLimit = .default) {
         self.itemsPerPage = itemsPerPage
         self.templateDirectory = templateDirectory
+        self.maxDelete = maxDelete
     }
 }

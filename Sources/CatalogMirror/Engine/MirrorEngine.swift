@@ -51,6 +51,7 @@ public struct MirrorEngine: Sendable {
 
     private func run(client: HTTPClient, template: SiteTemplate, startedAt: Date) async throws(MirrorError) -> RunReport {
         let source = configuration.source
+        let dryRun = configuration.dryRun
         let session = HTTPSession(client: client, configuration: configuration.fetch)
         let scope = ScopeRule(hosts: [source.host] + configuration.validation.allowedHosts, next: nil)
         let scopeGate: RequestGate = { url in url.isWeb && scope.contains(url) ? nil : .outOfScope }
@@ -62,56 +63,141 @@ public struct MirrorEngine: Sendable {
             if let robots, await !robots.allows(url) { return .robots }
             return nil
         }
-        let crawler = Crawler(
+
+        // One sync per mirror. What this run creates is removed again if it stops before
+        // publishing, so a failed first run leaves no directory behind.
+        let layout = MirrorLayout(root: configuration.output)
+        let created = [layout.root, layout.state].filter { !FileManager.default.fileExists(atPath: $0.path) }
+        func removeCreated() {
+            guard !dryRun else { return }
+            for directory in created.reversed() { try? FileManager.default.removeItem(at: directory) }
+        }
+        let lock: MirrorLock?
+        do {
+            lock = try MirrorLock.acquire(layout, create: !dryRun)
+        } catch let held as MirrorLock.Held {
+            throw .locked(directory: held.path, pid: held.pid)
+        } catch {
+            removeCreated()
+            throw .storage("\(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let cache = DocumentCache(directory: layout.documents, readOnly: dryRun)
+        var crawler = Crawler(
             source: source, configuration: configuration.crawl, session: session, startGate: scopeGate, gate: gate,
             progress: progress)
+        crawler.cache = cache
 
-        // Fetched before the mirror directory is touched: an unreachable source changes nothing.
+        // Fetched before the store is opened: an unreachable source changes nothing.
         let start: FetchedDocument
         do {
             start = try await crawler.fetchStart()
         } catch {
+            removeCreated()
             throw Task.isCancelled ? .cancelled : .sourceUnavailable(error.message)
         }
 
-        let layout = MirrorLayout(root: configuration.output)
-        let created = [layout.root, layout.images, layout.state].filter { !FileManager.default.fileExists(atPath: $0.path) }
         let storage: DiskStorage
         do {
-            storage = try await ImageDatabase.open(layout)
+            storage = try await ImageDatabase.open(layout, readOnly: dryRun)
         } catch {
+            removeCreated()
             throw .storage(error.message)
         }
-        let loader = ImageLoader(
-            storage: storage, source: HTTPImageSource(session: session, gate: gate, maxSize: configuration.validation.maxSize),
-            now: configuration.now)
+        let imageSource: any ImageSource =
+            dryRun
+            ? ProbeImageSource(
+                session: session, gate: gate, maxSize: configuration.validation.maxSize,
+                storedSizes: { key in await storage.lookup(key)?.byteCount })
+            : HTTPImageSource(session: session, gate: gate, maxSize: configuration.validation.maxSize)
+        let loader = ImageLoader(storage: storage, source: imageSource, now: configuration.now)
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
         let collected = await collect(crawler: crawler, start: start, chain: chain, loader: loader, storage: storage)
         await loader.finishStreams()
 
+        let catalog: [CanonicalURL: CatalogEntry]
+        let summary: CrawlSummary
         switch collected {
         case .failure(let error):
-            await storage.discardStaged()
             await ImageDatabase.close(storage)
-            // Leave the mirror as it was: remove only what this run created.
-            for directory in created.reversed() { try? FileManager.default.removeItem(at: directory) }
-            try? FileManager.default.removeItem(at: layout.temporary)
-            try? FileManager.default.removeItem(at: layout.staged)
+            removeCreated()
             throw error
-        case .success(let (catalog, summary)):
+        case .success(let result):
+            (catalog, summary) = result
+        }
+
+        let previous = await storage.previousManifest
+        var stored: [CanonicalURL: StoredImage] = [:]
+        for key in catalog.keys { stored[key] = await storage.lookup(key) }
+        let plan = PublishPlan(catalog: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
+        let previousCount = previous?.items.count ?? 0
+        guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
+            // Nothing is published or deleted; verified downloads stay in the journal for the next run.
+            await ImageDatabase.close(storage)
+            throw .pruneGuard(wouldDelete: plan.removed.count, of: previousCount, limit: configuration.publish.maxDelete)
+        }
+        if !dryRun {
             do {
-                let report = try await publish(
-                    catalog: catalog, summary: summary, layout: layout, storage: storage, template: template, startedAt: startedAt
-                )
-                await ImageDatabase.close(storage)
-                return report
+                try await publish(plan, layout: layout, storage: storage, template: template)
             } catch {
-                await storage.discardStaged()
                 await ImageDatabase.close(storage)
                 throw error
             }
+            await cache.save()
         }
+        await ImageDatabase.close(storage)
+        return report(plan, summary: summary, catalog: catalog, layout: layout, startedAt: startedAt)
+    }
+
+    /// Publishes in the order that keeps every served page consistent: staged images into
+    /// `images/`, then the pages and `manifest.json` (each atomically), and only then deletes what
+    /// the new manifest no longer references.
+    private func publish(_ plan: PublishPlan, layout: MirrorLayout, storage: DiskStorage, template: SiteTemplate)
+        async throws(MirrorError)
+    {
+        let manifest = Manifest(
+            source: configuration.source.string, generatedAt: Timestamp.truncated(configuration.now()), items: plan.items,
+            rejected: plan.rejected)
+        do {
+            try await storage.publish(plan.staged)
+        } catch {
+            throw .storage(error.message)
+        }
+        let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
+        do {
+            try publisher.publish(manifest)
+        } catch {
+            throw .storage(error.message)
+        }
+        await storage.finishPublishing(manifest)
+    }
+
+    private func report(
+        _ plan: PublishPlan, summary: CrawlSummary, catalog: [CanonicalURL: CatalogEntry], layout: MirrorLayout,
+        startedAt: Date
+    ) -> RunReport {
+        let snapshot = progress.snapshot
+        let finishedAt = Date()
+        let failedTotal = plan.failed.values.reduce(0, +)
+        var report = RunReport(
+            source: configuration.source.string, output: layout.root.path, startedAt: Timestamp.truncated(startedAt),
+            finishedAt: Timestamp.truncated(finishedAt), durationSeconds: finishedAt.timeIntervalSince(startedAt),
+            exitStatus: failedTotal > 0 || !summary.pageFailures.isEmpty ? 1 : 0, pages: summary.pages,
+            feeds: summary.feeds, keys: catalog.count, published: plan.items.count, downloaded: snapshot.downloaded,
+            memoryHits: snapshot.memoryHits, diskHits: snapshot.diskHits, bytesDownloaded: snapshot.bytes,
+            rejected: plan.policy, failed: plan.failed, warnings: Array(plan.warnings.prefix(50)), error: nil)
+        report.dryRun = configuration.dryRun
+        report.added = plan.added.count
+        report.replaced = plan.replaced.count
+        report.unchanged = plan.unchanged.count
+        report.removed = plan.removed.count
+        report.kept = plan.kept.count
+        if configuration.dryRun {
+            report.changes = ["add": plan.added, "replace": plan.replaced, "delete": plan.removed]
+        }
+        return report
     }
 
     /// Crawls, validates and loads; returns the catalog of every key seen.
@@ -177,7 +263,7 @@ public struct MirrorEngine: Sendable {
                     case .storeFailed(let message):
                         failure = failure ?? .storage(message)
                         group.cancelAll()
-                    case .stored:
+                    case .stored, .probed:
                         break
                     }
                 case .streamEnded:
@@ -218,66 +304,6 @@ public struct MirrorEngine: Sendable {
             if let failure { return .failure(failure) }
             return .success((catalog, summary ?? CrawlSummary()))
         }
-    }
-
-    private func publish(
-        catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary, layout: MirrorLayout, storage: DiskStorage,
-        template: SiteTemplate, startedAt: Date
-    ) async throws(MirrorError) -> RunReport {
-        let generatedAt = Timestamp.truncated(configuration.now())
-        let entries = catalog.values.sorted { $0.key < $1.key }
-        var items: [Manifest.Item] = []
-        var rejected: [Manifest.Rejection] = []
-        var policy: [String: Int] = [:]
-        var failed: [String: Int] = [:]
-        var warnings = summary.pageFailures
-        for entry in entries {
-            if let stored = entry.stored {
-                items.append(
-                    Manifest.Item(
-                        key: entry.key.string, path: stored.path, sha256: stored.sha256, bytes: stored.byteCount,
-                        contentType: stored.contentType, title: entry.title,
-                        metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: stored.etag,
-                        lastModified: stored.lastModified, firstSeen: stored.firstSeen, lastChecked: stored.lastChecked))
-            } else if let reason = entry.rejection {
-                rejected.append(Manifest.Rejection(key: entry.key.string, reason: reason.rawValue))
-                if reason.isPolicy {
-                    policy[reason.rawValue, default: 0] += 1
-                } else {
-                    failed[reason.rawValue, default: 0] += 1
-                    if case .failed(let failure) = entry.outcome { warnings.append(failure.detail) }
-                }
-            }
-        }
-        if summary.unusableReferences > 0 {
-            warnings.append("\(summary.unusableReferences) image references had URLs that could not be read")
-        }
-        let manifest = Manifest(
-            source: configuration.source.string, generatedAt: generatedAt, items: items, rejected: rejected)
-        do {
-            try await storage.publishStaged()
-        } catch {
-            throw .storage(error.message)
-        }
-        let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
-        do {
-            try publisher.publish(manifest)
-        } catch {
-            throw .storage(error.message)
-        }
-        await storage.pruneSuperseded()
-        try? FileManager.default.removeItem(at: layout.staged)
-
-        let snapshot = progress.snapshot
-        let finishedAt = Date()
-        let failedTotal = failed.values.reduce(0, +)
-        return RunReport(
-            source: configuration.source.string, output: layout.root.path, startedAt: Timestamp.truncated(startedAt),
-            finishedAt: Timestamp.truncated(finishedAt), durationSeconds: finishedAt.timeIntervalSince(startedAt),
-            exitStatus: failedTotal > 0 || !summary.pageFailures.isEmpty ? 1 : 0, pages: summary.pages,
-            feeds: summary.feeds, keys: catalog.count, published: items.count, downloaded: snapshot.downloaded,
-            memoryHits: snapshot.memoryHits, diskHits: snapshot.diskHits, bytesDownloaded: snapshot.bytes,
-            rejected: policy, failed: failed, warnings: Array(warnings.prefix(50)), error: nil)
     }
 
     /// robots.txt of an origin: 2xx is parsed; 4xx (and redirects out of scope) allow all;

@@ -7,8 +7,23 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var startedAt: Date
     public var finishedAt: Date
     public var durationSeconds: Double
-    /// 0 all good; 1 some accepted keys failed (or a page could not be read).
+    /// 0 all good; 1 some accepted keys failed (or a page could not be read); 2, 3, 4, 75 and
+    /// 130 for runs that stopped (see `MirrorError`).
     public var exitStatus: Int32
+    /// True for `--dry-run`: the counts below say what a real run would do.
+    public var dryRun: Bool = false
+    /// Keys published for the first time.
+    public var added: Int = 0
+    /// Keys whose bytes changed.
+    public var replaced: Int = 0
+    /// Keys confirmed unchanged (304 or identical bytes).
+    public var unchanged: Int = 0
+    /// Items of the previous manifest deleted (or, stopped by the guard, that would have been).
+    public var removed: Int = 0
+    /// Items of the previous manifest that failed this run and were kept as they were.
+    public var kept: Int = 0
+    /// With `--dry-run`: the keys that would be added, replaced and removed.
+    public var changes: [String: [String]]?
     public var pages: Int
     public var feeds: Int
     /// Distinct keys seen.
@@ -34,18 +49,28 @@ public struct RunReport: Codable, Sendable, Equatable {
         _ error: MirrorError, configuration: MirrorConfiguration, startedAt: Date, progress: ProgressSnapshot
     ) -> RunReport {
         let finishedAt = Date()
-        return RunReport(
+        var report = RunReport(
             source: configuration.source.string, output: configuration.output.standardizedFileURL.path,
             startedAt: Timestamp.truncated(startedAt), finishedAt: Timestamp.truncated(finishedAt),
             durationSeconds: finishedAt.timeIntervalSince(startedAt), exitStatus: error.exitStatus,
             pages: progress.pagesCrawled, feeds: progress.feedsRead, keys: progress.keysFound, published: 0,
             downloaded: 0, memoryHits: progress.memoryHits, diskHits: progress.diskHits, bytesDownloaded: progress.bytes,
             rejected: [:], failed: [:], warnings: [], error: error.description)
+        report.dryRun = configuration.dryRun
+        if case .pruneGuard(let wouldDelete, _, _) = error { report.removed = wouldDelete }
+        return report
     }
 
     /// The one-line summary printed at the end of every run.
     public var summaryLine: String {
-        var parts = [Self.count(published, "image") + " published", "\(downloaded) downloaded", "\(diskHits) unchanged"]
+        var parts =
+            dryRun
+            ? ["dry run: would add \(added), replace \(replaced), delete \(removed)", "\(unchanged) unchanged"]
+            : [
+                Self.count(published, "image") + " published", "\(added) added", "\(replaced) replaced", "\(unchanged) unchanged",
+                "\(removed) removed",
+            ]
+        if kept > 0 { parts.append("\(kept) kept from the last run") }
         let rejectedCount = rejected.values.reduce(0, +)
         let failedCount = failed.values.reduce(0, +)
         if rejectedCount > 0 { parts.append("\(rejectedCount) rejected") }
@@ -56,6 +81,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         }
         parts.append(Self.count(pages, "page") + ", " + Self.count(feeds, "feed"))
         parts.append(String(format: "%.1f s", durationSeconds))
+        parts.append(String(format: "%.1f MB downloaded", Double(bytesDownloaded) / 1e6))
         return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)"
     }
 
@@ -78,11 +104,19 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
     case storage(String)
     /// The run was cancelled (SIGINT/SIGTERM); the mirror is as it was (exit 130).
     case cancelled
+    /// More items would be deleted than `--max-delete` allows; nothing was changed (exit 4).
+    case pruneGuard(wouldDelete: Int, of: Int, limit: DeleteLimit)
+    /// Another sync holds the mirror's lock (exit 75).
+    case locked(directory: String, pid: Int32?)
 
     public var description: String {
         switch self {
         case .sourceUnavailable(let message), .storage(let message): message
         case .cancelled: "cancelled; the mirror was left as it was"
+        case .pruneGuard(let wouldDelete, let total, let limit):
+            "this run would delete \(wouldDelete) of the \(total) images of the last run, more than --max-delete \(limit) allows; nothing was deleted (check the source, or raise --max-delete)"
+        case .locked(let directory, let pid):
+            "another sync is running on \(directory)" + (pid.map { " (PID \($0))" } ?? "") + "; try again when it has finished"
         }
     }
 
@@ -91,6 +125,8 @@ public enum MirrorError: Error, Sendable, CustomStringConvertible {
         case .sourceUnavailable: 3
         case .storage: 1
         case .cancelled: 130
+        case .pruneGuard: 4
+        case .locked: 75
         }
     }
 }

@@ -14,7 +14,8 @@ struct HTTPSession: Sendable {
     let client: HTTPClient
     let configuration: FetchConfiguration
 
-    /// A response whose status is 2xx, with the URL it finally came from.
+    /// A response whose status is 2xx (or 304 to a conditional request), with the URL it
+    /// finally came from.
     struct Success {
         var response: HTTPClientResponse
         var url: CanonicalURL
@@ -32,6 +33,7 @@ struct HTTPSession: Sendable {
     /// reads the body. `consume` may be called once per attempt.
     func get<T: Sendable>(
         _ url: CanonicalURL,
+        method: HTTPMethod = .GET,
         headers: [(String, String)],
         deadline: Duration,
         gate: RequestGate,
@@ -43,7 +45,7 @@ struct HTTPSession: Sendable {
             let retryDelay: Duration
             let failure: FetchFailure
             do {
-                let success = try await send(url, headers: headers, deadline: deadline, gate: gate)
+                let success = try await send(url, method: method, headers: headers, deadline: deadline, gate: gate)
                 do {
                     return try await consume(success)
                 } catch .fatal(let fatal) {
@@ -76,7 +78,7 @@ struct HTTPSession: Sendable {
     }
 
     private func send(
-        _ start: CanonicalURL, headers: [(String, String)], deadline: Duration, gate: RequestGate
+        _ start: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration, gate: RequestGate
     ) async throws(Attempt) -> Success {
         var current = start
         var visited: Set<CanonicalURL> = [start]
@@ -84,7 +86,7 @@ struct HTTPSession: Sendable {
         let until = NIODeadline.now() + TimeAmount(deadline)
         while true {
             var request = HTTPClientRequest(url: current.string)
-            request.method = .GET
+            request.method = method
             request.headers.add(name: "User-Agent", value: configuration.userAgent)
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             let response: HTTPClientResponse
@@ -116,6 +118,10 @@ struct HTTPSession: Sendable {
                 continue
             }
             if (200..<300).contains(status) { return Success(response: response, url: current) }
+            if status == 304, headers.contains(where: { $0.0 == "If-None-Match" || $0.0 == "If-Modified-Since" }) {
+                await Self.discard(response)
+                return Success(response: response, url: current)
+            }
             await Self.discard(response)
             let failure = FetchFailure(.http(status), "\(current) answered \(status) \(response.status.reasonPhrase)")
             if status == 429 || status == 503 {

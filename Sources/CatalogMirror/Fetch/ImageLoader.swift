@@ -15,11 +15,16 @@ public actor ImageLoader {
         case failed(FetchFailure)
         /// The store itself failed (disk full, permissions): the run must stop.
         case storeFailed(String)
+        /// A dry run found the key new or changed (nothing was downloaded).
+        case probed
     }
 
     /// Where a stored outcome came from.
     public enum Provenance: String, Sendable, Equatable {
-        case disk, network
+        /// The stored copy, confirmed current (304, or identical bytes).
+        case disk
+        /// New bytes downloaded.
+        case network
     }
 
     private enum Entry {
@@ -94,15 +99,32 @@ public actor ImageLoader {
         _ request: ImageRequest, storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date,
         downloads: AsyncStream<Int64>.Continuation
     ) async -> Outcome {
-        if let stored = await storage.lookup(request.key) { return .stored(stored, from: .disk) }
+        // A stored copy is revalidated with its validators: a 304 confirms it without a body.
+        var request = request
+        let stored = await storage.lookup(request.key)
+        if let stored {
+            let validators = Validators(etag: stored.etag, lastModified: stored.lastModified)
+            request.validators = validators.isEmpty ? nil : validators
+        }
         switch await source.download(request, into: storage.layout.temporary) {
         case .failure(let failure):
             return .failed(failure)
-        case .success(let file):
+        case .success(.notModified(let validators)):
             do {
-                let stored = try await storage.stage(file, for: request, at: Timestamp.truncated(now()))
+                guard
+                    let confirmed = try await storage.confirm(request.key, validators: validators, at: Timestamp.truncated(now()))
+                else { return .failed(FetchFailure(.networkError, "\(request.key) answered 304 to an unconditional request")) }
+                return .stored(confirmed, from: .disk)
+            } catch {
+                return .storeFailed(error.message)
+            }
+        case .success(.probed):
+            return .probed
+        case .success(.file(let file)):
+            do {
+                let result = try await storage.stage(file, for: request, at: Timestamp.truncated(now()))
                 downloads.yield(file.byteCount)
-                return .stored(stored, from: .network)
+                return .stored(result, from: result.sha256 == stored?.sha256 ? .disk : .network)
             } catch {
                 try? FileManager.default.removeItem(at: file.temporaryURL)
                 return .storeFailed(error.message)

@@ -3,6 +3,28 @@ import Crypto
 import Foundation
 import NIOCore
 
+/// The cache validators of a stored response (RFC 9110 section 8.8).
+public struct Validators: Sendable, Equatable, Codable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// True when there is something to send a conditional request with.
+    public var isEmpty: Bool { etag == nil && lastModified == nil }
+
+    /// `If-None-Match` / `If-Modified-Since` headers for a conditional GET.
+    var conditionalHeaders: [(String, String)] {
+        var headers: [(String, String)] = []
+        if let etag { headers.append(("If-None-Match", etag)) }
+        if let lastModified { headers.append(("If-Modified-Since", lastModified)) }
+        return headers
+    }
+}
+
 /// What the loader asks a source for.
 public struct ImageRequest: Sendable, Equatable {
     /// The key, also the URL requested.
@@ -11,12 +33,25 @@ public struct ImageRequest: Sendable, Equatable {
     public var title: String?
     /// The length the listing declared, if any.
     public var declaredLength: Int64?
+    /// Validators of the stored copy; with them the request is conditional.
+    public var validators: Validators?
 
-    public init(key: CanonicalURL, title: String? = nil, declaredLength: Int64? = nil) {
+    public init(key: CanonicalURL, title: String? = nil, declaredLength: Int64? = nil, validators: Validators? = nil) {
         self.key = key
         self.title = title
         self.declaredLength = declaredLength
+        self.validators = validators
     }
+}
+
+/// What a source delivered.
+public enum Download: Sendable, Equatable {
+    /// New bytes, checked, in a temporary file.
+    case file(DownloadedFile)
+    /// 304: the stored copy is current; the response's validators (or the request's).
+    case notModified(Validators)
+    /// A dry run's probe found the image reachable and new or changed; no body was requested.
+    case probed
 }
 
 /// A complete, checked download waiting in the state directory to be stored.
@@ -39,8 +74,9 @@ public struct DownloadedFile: Sendable, Equatable {
 /// that count calls and can pause, to prove coalescing without timing.
 public protocol ImageSource: Sendable {
     /// Downloads `request.key` into a new file inside `directory`, checks it, and returns it;
-    /// or says why not. Never leaves a partial file behind.
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<DownloadedFile, FetchFailure>
+    /// answers `.notModified` when a conditional request finds the stored copy current; or says
+    /// why not. Never leaves a partial file behind.
+    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure>
 }
 
 /// Downloads over HTTP: streamed to a temporary file while hashing, `--max-size` enforced from
@@ -51,19 +87,27 @@ struct HTTPImageSource: ImageSource {
     /// `--max-size` in bytes, or nil.
     let maxSize: Int64?
 
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<DownloadedFile, FetchFailure> {
-        let headers = [
-            ("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.5"),
-            // Images are already compressed; identity keeps Content-Length comparable to the body.
-            ("Accept-Encoding", "identity"),
-        ]
+    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
+        let headers =
+            [
+                ("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.5"),
+                // Images are already compressed; identity keeps Content-Length comparable to the body.
+                ("Accept-Encoding", "identity"),
+            ] + (request.validators?.conditionalHeaders ?? [])
         do {
-            let file = try await session.get(
+            let download = try await session.get(
                 request.key, headers: headers, deadline: session.configuration.imageDeadline, gate: gate
-            ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> DownloadedFile in
-                try await receive(success, key: request.key, into: directory)
+            ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download in
+                if success.response.status.code == 304 {
+                    let headers = success.response.headers
+                    return .notModified(
+                        Validators(
+                            etag: headers.first(name: "etag") ?? request.validators?.etag,
+                            lastModified: headers.first(name: "last-modified") ?? request.validators?.lastModified))
+                }
+                return .file(try await receive(success, key: request.key, into: directory))
             }
-            return .success(file)
+            return .success(download)
         } catch {
             return .failure(error)
         }

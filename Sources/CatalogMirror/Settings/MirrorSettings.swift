@@ -19,12 +19,13 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var exclude: [String]?
     public var allowHost: [String]?
     public var maxSize: Int64?
+    public var maxDelete: DeleteLimit?
     public var template: String?
 
     public init(source: String) { self.source = source }
 
     private enum CodingKeys: String, CodingKey {
-        case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, template
+        case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, maxDelete, template
     }
 
     /// Every key but `source` may be missing (synthesized decoding would demand `version`).
@@ -39,6 +40,7 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         exclude = try container.decodeIfPresent([String].self, forKey: .exclude)
         allowHost = try container.decodeIfPresent([String].self, forKey: .allowHost)
         maxSize = try container.decodeIfPresent(Int64.self, forKey: .maxSize)
+        maxDelete = try container.decodeIfPresent(DeleteLimit.self, forKey: .maxDelete)
         template = try container.decodeIfPresent(String.self, forKey: .template)
     }
 
@@ -54,6 +56,7 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         merged.exclude = other.exclude ?? exclude
         merged.allowHost = other.allowHost ?? allowHost
         merged.maxSize = other.maxSize ?? maxSize
+        merged.maxDelete = other.maxDelete ?? maxDelete
         merged.template = other.template ?? template
         return merged
     }
@@ -92,7 +95,7 @@ public enum SettingsStore {
             settings = try JSONDecoder().decode(MirrorSettings.self, from: data)
         } catch DecodingError.keyNotFound(let key, _) {
             throw SettingsError("the settings file \(url.path) has no \"\(key.stringValue)\" (fix or delete it)")
-        } catch DecodingError.typeMismatch(_, let context) {
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context) {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             throw SettingsError("the settings file \(url.path) has a value of the wrong type at \"\(path)\" (fix or delete it)")
         } catch {

@@ -3,110 +3,155 @@ import Foundation
 /// The on-disk store of one mirror: its image files, their index, and the namespace of names.
 ///
 /// The whole class runs on `ImageDatabase`, so the index and the names can never race. Bytes
-/// never pass through here: downloads arrive as checked temporary files and are renamed.
+/// never pass through here: downloads arrive as checked temporary files and are renamed. Every
+/// change to the index is committed to the `StateJournal` before it is acted on, so a run killed
+/// at any point can be resumed without downloading again what was stored and verified.
 @ImageDatabase public final class DiskStorage {
     /// Where the mirror lives.
     public nonisolated let layout: MirrorLayout
-    /// Running count of disk hits (a key served from a stored file without a download).
+    /// When true (`--dry-run`) nothing on disk is created, changed or removed.
+    public nonisolated let readOnly: Bool
+    /// Running count of disk hits (a key answered from a stored file: unchanged on revalidation).
     public nonisolated let diskHits: AsyncStream<Int>
     private nonisolated let diskHitsContinuation: AsyncStream<Int>.Continuation
 
+    /// The manifest of the last successful run, if there is a readable one.
+    public private(set) var previousManifest: Manifest?
     private var index: [CanonicalURL: StoredImage] = [:]
     /// File name → the key that owns it, over published and staged files.
     private var owners: [String: CanonicalURL] = [:]
-    /// Published files replaced this run by new bytes of their key; pruned after publishing.
-    private var superseded: [String] = []
+    private var journal: StateJournal
     private var hitCount = 0
     private let fileManager = FileManager.default
 
-    nonisolated init(layout: MirrorLayout) {
+    nonisolated init(layout: MirrorLayout, readOnly: Bool = false) {
         self.layout = layout
+        self.readOnly = readOnly
+        self.journal = StateJournal(url: layout.journal)
         (diskHits, diskHitsContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Prepares the directories, removes leftovers of an interrupted run from the state
-    /// directory, and builds the index from the previous manifest and the files on disk: an
-    /// entry counts only when its file exists in `images/` with the recorded size.
+    /// Builds the index, before anything else runs: the previous manifest's items whose files
+    /// are in `images/` with their recorded size, then the journal's records (newer) whose files
+    /// are where the record says or already in `images/`. Leftovers of an interrupted run are
+    /// removed: partial files in `tmp/` and staged files no record vouches for.
     public func setUp() throws(StoreError) {
-        for directory in [layout.root, layout.images, layout.state] {
-            do {
-                try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError.io("create", directory.path, error)
+        if !readOnly {
+            for directory in [layout.root, layout.images, layout.state, layout.temporary, layout.staged] {
+                do {
+                    try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+                } catch {
+                    throw StoreError.io("create", directory.path, error)
+                }
             }
-        }
-        for directory in [layout.temporary, layout.staged] {
-            try? fileManager.removeItem(at: directory)
-            do {
-                try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError.io("create", directory.path, error)
-            }
+            removeContents(of: layout.temporary) { _ in true }
         }
         index = [:]
         owners = [:]
-        guard let manifest = try? Manifest.read(from: layout.manifest) else { return }
-        for item in manifest.items {
+        previousManifest = try? Manifest.read(from: layout.manifest)
+        for item in previousManifest?.items ?? [] {
             guard let key = CanonicalURL(item.key), item.path.hasPrefix("images/") else { continue }
             let name = String(item.path.dropFirst("images/".count))
-            guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", owners[name] == nil,
-                let attributes = try? fileManager.attributesOfItem(atPath: layout.images.appendingPathComponent(name).path),
-                (attributes[.size] as? NSNumber)?.int64Value == item.bytes
+            guard Self.isPlainName(name), owners[name] == nil || owners[name] == key,
+                size(of: layout.images.appendingPathComponent(name)) == item.bytes
             else { continue }
-            index[key] = StoredImage(
-                key: key, fileName: name, sha256: item.sha256, byteCount: item.bytes, contentType: item.contentType,
-                etag: item.etag, lastModified: item.lastModified, firstSeen: item.firstSeen,
-                lastChecked: item.lastChecked, isStaged: false)
-            owners[name] = key
+            add(
+                StoredImage(
+                    key: key, fileName: name, sha256: item.sha256, byteCount: item.bytes, contentType: item.contentType,
+                    etag: item.etag, lastModified: item.lastModified, firstSeen: item.firstSeen,
+                    lastChecked: item.lastChecked, isStaged: false))
+        }
+        for record in StateJournal.replay(layout.journal) {
+            guard let key = CanonicalURL(record.key), Self.isPlainName(record.fileName) else { continue }
+            let inStaging = size(of: layout.staged.appendingPathComponent(record.fileName)) == record.bytes
+            let inImages = size(of: layout.images.appendingPathComponent(record.fileName)) == record.bytes
+            guard inStaging || inImages else { continue }
+            if let owner = owners[record.fileName], owner != key { continue }
+            add(
+                StoredImage(
+                    key: key, fileName: record.fileName, sha256: record.sha256, byteCount: record.bytes,
+                    contentType: record.contentType, etag: record.etag, lastModified: record.lastModified,
+                    firstSeen: record.firstSeen, lastChecked: record.lastChecked, isStaged: record.staged && inStaging))
+        }
+        if !readOnly {
+            let vouched = Set(index.values.filter(\.isStaged).map(\.fileName))
+            removeContents(of: layout.staged) { !vouched.contains($0) }
         }
     }
 
-    /// The published image for `key`, if its file is still there; counts a disk hit.
+    private func add(_ stored: StoredImage) {
+        if let old = index[stored.key], owners[old.fileName] == stored.key { owners[old.fileName] = nil }
+        index[stored.key] = stored
+        owners[stored.fileName] = stored.key
+    }
+
+    /// The stored image for `key` (published, or verified by an interrupted run), if its file is
+    /// still in place. Does not count a hit: the caller revalidates first.
     public func lookup(_ key: CanonicalURL) -> StoredImage? {
-        guard let stored = index[key], !stored.isStaged,
-            fileManager.fileExists(atPath: layout.images.appendingPathComponent(stored.fileName).path)
-        else { return nil }
+        guard let stored = index[key] else { return nil }
+        let directory = stored.isStaged ? layout.staged : layout.images
+        guard fileManager.fileExists(atPath: directory.appendingPathComponent(stored.fileName).path) else { return nil }
+        return stored
+    }
+
+    /// The index entry for `key`, without checking the disk.
+    public func record(for key: CanonicalURL) -> StoredImage? { index[key] }
+
+    /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
+    /// validators and `lastChecked`, and counts a disk hit.
+    public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
+        guard var stored = index[key] else { return nil }
+        stored.etag = validators.etag ?? stored.etag
+        stored.lastModified = validators.lastModified ?? stored.lastModified
+        stored.lastChecked = now
+        try commit(stored)
+        index[key] = stored
         hitCount += 1
         diskHitsContinuation.yield(hitCount)
         return stored
     }
 
-    /// The index entry for `key` (published or staged), without counting a hit.
-    public func record(for key: CanonicalURL) -> StoredImage? { index[key] }
-
-    /// Every entry of the index.
-    public var records: [StoredImage] { Array(index.values) }
-
     /// Takes a checked download for `request` into the store: picks its file name (the old one
-    /// when the bytes did not change), moves the file to the staging directory, and indexes it.
+    /// when the bytes did not change), moves the file to the staging directory, commits the
+    /// record to the journal, and indexes it.
     public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
         let previous = index[request.key]
-        if let previous, previous.sha256 == file.sha256, !previous.isStaged {
-            // Same bytes as the published file: keep it and its name; drop the download.
+        if let previous, previous.sha256 == file.sha256 {
+            // Same bytes as the stored file: keep it and its name; drop the download.
             try? fileManager.removeItem(at: file.temporaryURL)
             var confirmed = previous
-            confirmed.etag = file.etag ?? previous.etag
-            confirmed.lastModified = file.lastModified ?? previous.lastModified
+            confirmed.etag = file.etag
+            confirmed.lastModified = file.lastModified
             confirmed.lastChecked = now
+            try commit(confirmed)
             index[request.key] = confirmed
             return confirmed
         }
         let name = freeName(for: request, file: file)
         let destination = layout.staged.appendingPathComponent(name)
-        do {
-            try? fileManager.removeItem(at: destination)
-            try fileManager.moveItem(at: file.temporaryURL, to: destination)
-        } catch {
-            throw StoreError.io("move a download to", destination.path, error)
+        if rename(file.temporaryURL.path, destination.path) != 0 {
+            throw StoreError("cannot move \(file.temporaryURL.path) to \(destination.path): \(String(cString: strerror(errno)))")
         }
-        if let previous, !previous.isStaged { superseded.append(previous.fileName) }
         let stored = StoredImage(
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, isStaged: true)
-        index[request.key] = stored
-        owners[name] = request.key
+        try commit(stored)
+        add(stored)
         return stored
+    }
+
+    private func commit(_ stored: StoredImage) throws(StoreError) {
+        guard !readOnly else { return }
+        do {
+            try journal.append(
+                .init(
+                    key: stored.key.string, fileName: stored.fileName, sha256: stored.sha256, bytes: stored.byteCount,
+                    contentType: stored.contentType, etag: stored.etag, lastModified: stored.lastModified,
+                    firstSeen: stored.firstSeen, lastChecked: stored.lastChecked, staged: stored.isStaged))
+        } catch {
+            throw StoreError.io("write", layout.journal.path, error)
+        }
     }
 
     private func freeName(for request: ImageRequest, file: DownloadedFile) -> String {
@@ -119,41 +164,45 @@ import Foundation
         }
     }
 
-    /// Moves every staged file into `images/` (one atomic rename each), so pages written after
-    /// this only reference complete files.
-    public func publishStaged() throws(StoreError) {
-        for (key, stored) in index where stored.isStaged {
+    /// Moves the staged files of `keys` into `images/` (one atomic rename each), so pages
+    /// written after this only reference complete files.
+    public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
+        for key in keys {
+            guard var stored = index[key], stored.isStaged else { continue }
             let source = layout.staged.appendingPathComponent(stored.fileName)
             let destination = layout.images.appendingPathComponent(stored.fileName)
             if rename(source.path, destination.path) != 0 {
                 throw StoreError("cannot move \(source.path) to \(destination.path): \(String(cString: strerror(errno)))")
             }
-            var published = stored
-            published.isStaged = false
-            index[key] = published
+            stored.isStaged = false
+            index[key] = stored
         }
     }
 
-    /// Removes the files of this run's downloads that were never published (an aborted run).
-    public func discardStaged() {
-        try? fileManager.removeItem(at: layout.staged)
-        for (key, stored) in index where stored.isStaged {
-            index[key] = nil
-            owners[stored.fileName] = nil
+    /// After a new manifest is in place: deletes every file in `images/` it does not reference
+    /// (removed keys, superseded versions, leftovers of killed runs), every staged file, and the
+    /// journal, whose records the manifest now holds. Returns the names deleted.
+    @discardableResult
+    public func finishPublishing(_ manifest: Manifest) -> [String] {
+        guard !readOnly else { return [] }
+        let referenced = Set(manifest.items.map { String($0.path.dropFirst("images/".count)) })
+        var deleted: [String] = []
+        removeContents(of: layout.images) { name in
+            let remove = !referenced.contains(name)
+            if remove { deleted.append(name) }
+            return remove
         }
-    }
-
-    /// Deletes published files whose key now has other bytes. Called after the new pages and
-    /// manifest are in place, so no served page references them any more.
-    public func pruneSuperseded() {
-        for name in superseded where !owners.values.contains(where: { index[$0]?.fileName == name }) {
-            try? fileManager.removeItem(at: layout.images.appendingPathComponent(name))
-        }
-        superseded = []
+        removeContents(of: layout.staged) { _ in true }
+        journal.reset()
+        index = index.filter { !$0.value.isStaged && referenced.contains($0.value.fileName) }
+        owners = Dictionary(uniqueKeysWithValues: index.map { ($0.value.fileName, $0.key) })
+        previousManifest = manifest
+        return deleted
     }
 
     /// Removes every stored file and empties the index (the memory cache is the loader's).
     public func clear() throws(StoreError) {
+        guard !readOnly else { return }
         for directory in [layout.images, layout.staged, layout.temporary] {
             do {
                 if fileManager.fileExists(atPath: directory.path) { try fileManager.removeItem(at: directory) }
@@ -162,13 +211,29 @@ import Foundation
                 throw StoreError.io("clear", directory.path, error)
             }
         }
+        journal.reset()
         index = [:]
         owners = [:]
-        superseded = []
     }
 
-    /// Ends the `diskHits` stream; the store's owner calls it when the run is over.
+    /// Ends the `diskHits` stream and closes the journal; the store's owner calls it at the end.
     func finishStreams() {
         diskHitsContinuation.finish()
+        journal.close()
+    }
+
+    private func size(of url: URL) -> Int64? {
+        (try? fileManager.attributesOfItem(atPath: url.path))?[.size].flatMap { ($0 as? NSNumber)?.int64Value }
+    }
+
+    private func removeContents(of directory: URL, where shouldRemove: (String) -> Bool) {
+        guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where shouldRemove(name) {
+            try? fileManager.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
+    private nonisolated static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.contains("\0")
     }
 }

@@ -11,14 +11,15 @@
     /// Stores open in this process, by mirror directory: one run per directory at a time.
     @ImageDatabase private static var openStores: [String: DiskStorage] = [:]
 
-    /// Opens the store of the mirror at `layout`, builds its index from the files on disk
+    /// Opens the store of the mirror at `layout` (read-only for a dry run), builds its index from
+    /// the files on disk
     /// (`DiskStorage.setUp()`), and returns it. Tests point it at temporary directories.
-    @ImageDatabase public static func open(_ layout: MirrorLayout) throws(StoreError) -> DiskStorage {
+    @ImageDatabase public static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
         let path = layout.root.path
         guard openStores[path] == nil else {
             throw StoreError("\(path) is already open in this process; one sync per mirror at a time")
         }
-        let storage = DiskStorage(layout: layout)
+        let storage = DiskStorage(layout: layout, readOnly: readOnly)
         try storage.setUp()
         openStores[path] = storage
         return storage

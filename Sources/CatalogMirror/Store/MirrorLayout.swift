@@ -19,6 +19,12 @@ public struct MirrorLayout: Sendable, Equatable {
     public var temporary: URL { state.appendingPathComponent("tmp", isDirectory: true) }
     /// Checked downloads of this run, waiting to be published into `images/`.
     public var staged: URL { state.appendingPathComponent("staged", isDirectory: true) }
+    /// The store's per-item commit log.
+    public var journal: URL { state.appendingPathComponent("journal.jsonl") }
+    /// The lock file one sync holds while it runs.
+    public var lock: URL { state.appendingPathComponent("lock") }
+    /// Stored copies of pages and feeds, for conditional requests.
+    public var documents: URL { state.appendingPathComponent("documents", isDirectory: true) }
     /// Saved settings of the mirror.
     public var settings: URL { state.appendingPathComponent("settings.json") }
 

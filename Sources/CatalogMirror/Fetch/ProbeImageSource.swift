@@ -1,0 +1,36 @@
+import AsyncHTTPClient
+import Foundation
+
+/// The image source of a dry run: revalidates with conditional HEAD requests, so no image body
+/// is ever requested. A 304 (or, without validators, an equal `Content-Length`) means unchanged.
+struct ProbeImageSource: ImageSource {
+    let session: HTTPSession
+    let gate: RequestGate
+    /// `--max-size`, checked against `Content-Length`.
+    let maxSize: Int64?
+    /// Sizes of the stored copies, for servers that send no validators.
+    let storedSizes: @Sendable (CanonicalURL) async -> Int64?
+
+    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
+        let storedSize = await storedSizes(request.key)
+        do {
+            let download = try await session.get(
+                request.key, method: .HEAD, headers: request.validators?.conditionalHeaders ?? [],
+                deadline: session.configuration.documentDeadline, gate: gate
+            ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download in
+                let headers = success.response.headers
+                let validators = Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"))
+                if success.response.status.code == 304 { return .notModified(validators) }
+                let length = headers.first(name: "content-length").flatMap { Int64($0) }
+                if let maxSize, let length, length > maxSize {
+                    throw .fatal(FetchFailure(.tooLarge, "\(request.key) is \(length) bytes, over --max-size \(maxSize)"))
+                }
+                if request.validators == nil, let storedSize, storedSize == length { return .notModified(validators) }
+                return .probed
+            }
+            return .success(download)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
