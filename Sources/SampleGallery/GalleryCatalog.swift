@@ -47,6 +47,10 @@ public struct GalleryCatalog: Sendable {
     public var perPage: Int
     /// Paths robots.txt disallows for every user agent.
     public var disallowed: [String]
+    /// When true, every page, feed and listing answers 500 (an outage).
+    public var outage = false
+    /// How long the image endpoint waits before answering (to slow a sync down in tests).
+    public var imageDelay: Duration = .zero
 
     public init(title: String, entries: [Entry], perPage: Int = 12, disallowed: [String] = ["/gallery/private/"]) {
         self.title = title

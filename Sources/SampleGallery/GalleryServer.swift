@@ -89,51 +89,87 @@ public final class GalleryServer: Sendable {
         router.get("/gallery/") { request, _ in
             let page = request.uri.queryParameters.get("page").flatMap { Int($0) } ?? 1
             let catalog = self.catalog.withLock { $0 }
-            guard (1...catalog.pageCount).contains(page) else {
+            guard (1...catalog.pageCount).contains(page) || catalog.outage else {
                 return Self.response("no such page", type: "text/plain", status: .notFound)
             }
-            return Self.response(
-                GalleryPages.page(page, of: catalog, origin: Self.origin(request)), type: "text/html; charset=utf-8")
+            return self.document(
+                GalleryPages.page(page, of: catalog, origin: Self.origin(request)), type: "text/html; charset=utf-8",
+                request: request)
         }
         router.get("/gallery/feed.rss") { request, _ in
-            Self.response(
+            self.document(
                 GalleryPages.rss(self.catalog.withLock { $0 }, origin: Self.origin(request)),
-                type: "application/rss+xml; charset=utf-8")
+                type: "application/rss+xml; charset=utf-8", request: request)
         }
         router.get("/gallery/images") { request, _ in
-            Self.response(
-                GalleryPages.listing(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/json")
+            self.document(
+                GalleryPages.listing(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/json",
+                request: request)
         }
         router.get("/gallery/image") { request, _ in
-            let id = (request.uri.query ?? "").split(separator: "&").first.flatMap { Int($0) }
-            guard let id, let entry = self.catalog.withLock({ $0.entry(id: id) }) else {
-                return Self.response("{\"error\": \"no such image\"}", type: "application/json", status: .notFound)
-            }
-            switch entry.behavior {
-            case .image:
-                // Validators as a real server sends them; a matching conditional request gets 304.
-                let etag = entry.etag
-                let lastModified = GalleryPages.httpDate(entry.modified)
-                let headers: HTTPFields = [.eTag: etag, .lastModified: lastModified]
-                if let match = request.headers[.ifNoneMatch] {
-                    if match.split(separator: ",").contains(where: {
-                        $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*"
-                    }) {
-                        return Response(status: .notModified, headers: headers)
-                    }
-                } else if let since = request.headers[.ifModifiedSince], since == lastModified {
-                    return Response(status: .notModified, headers: headers)
-                }
-                var fields = headers
-                fields[.contentType] = "application/octet-stream"
-                return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: entry.bytes)))
-            case .jsonError:
-                return Self.response("{\"error\": \"image \(id) is not available\"}", type: "application/octet-stream")
-            case .notFound:
-                return Self.response("{\"error\": \"not found\"}", type: "application/json", status: .notFound)
-            }
+            let delay = self.catalog.withLock { $0.imageDelay }
+            if delay > .zero { try await Task.sleep(for: delay) }
+            return self.image(request, head: false)
+        }
+        router.head("/gallery/image") { request, _ in
+            let response = self.image(request, head: true)
+            return Response(status: response.status, headers: response.headers, body: .init())
         }
         return router
+    }
+
+    /// The image endpoint: bytes as `application/octet-stream` (as the EmojiArt server serves
+    /// them), with validators; a matching conditional request gets 304. HEAD sends the headers only.
+    private func image(_ request: Request, head: Bool) -> Response {
+        let id = (request.uri.query ?? "").split(separator: "&").first.flatMap { Int($0) }
+        guard let id, let entry = catalog.withLock({ $0.entry(id: id) }) else {
+            return Self.response("{\"error\": \"no such image\"}", type: "application/json", status: .notFound)
+        }
+        switch entry.behavior {
+        case .image:
+            let lastModified = GalleryPages.httpDate(entry.modified)
+            var headers: HTTPFields = [.eTag: entry.etag, .lastModified: lastModified]
+            if Self.isFresh(request, etag: entry.etag, lastModified: lastModified) {
+                return Response(status: .notModified, headers: headers)
+            }
+            headers[.contentType] = "application/octet-stream"
+            if head {
+                headers[.contentLength] = "\(entry.bytes.count)"
+                return Response(status: .ok, headers: headers, body: .init())
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: entry.bytes)))
+        case .jsonError:
+            return Self.response("{\"error\": \"image \(id) is not available\"}", type: "application/octet-stream")
+        case .notFound:
+            return Self.response("{\"error\": \"not found\"}", type: "application/json", status: .notFound)
+        }
+    }
+
+    /// Whether a conditional request's validators match (RFC 9110 section 13.1).
+    private static func isFresh(_ request: Request, etag: String, lastModified: String?) -> Bool {
+        if let match = request.headers[.ifNoneMatch] {
+            return match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }
+        }
+        if let since = request.headers[.ifModifiedSince], let lastModified { return since == lastModified }
+        return false
+    }
+
+    /// A page, feed or listing with a strong ETag of its body; 304 when it still matches.
+    private func document(_ text: String, type: String, request: Request) -> Response {
+        if catalog.withLock({ $0.outage }) { return Self.response("outage", type: "text/plain", status: .internalServerError) }
+        return Self.document(text, type: type, request: request)
+    }
+
+    private static func document(_ text: String, type: String, request: Request) -> Response {
+        let bytes = Array(text.utf8)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let etag = "\"d" + String(hash, radix: 16) + "\""
+        if isFresh(request, etag: etag, lastModified: nil) {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        return Response(
+            status: .ok, headers: [.contentType: type, .eTag: etag], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     private static func origin(_ request: Request) -> String {
