@@ -149,3 +149,48 @@ struct ImageLoaderTests {
         await ImageDatabase.close(try await ImageDatabase.open(layout))
     }
 }
+
+@Suite("The store's journal")
+struct JournalTests {
+    @Test("a torn last line is ignored; complete records before it count")
+    func tornWrite() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        try FileManager.default.createDirectory(at: layout.staged, withIntermediateDirectories: true)
+        let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
+        try Data(png).write(to: layout.staged.appendingPathComponent("a-0123456789.png"))
+        var journal = StateJournal(url: layout.journal)
+        let record = StateJournal.Record(
+            key: "http://h/a.png", fileName: "a-0123456789.png", sha256: sha256Hex(png), bytes: Int64(png.count),
+            contentType: "image/png", etag: "\"1\"", lastModified: nil, firstSeen: Date(timeIntervalSince1970: 0),
+            lastChecked: Date(timeIntervalSince1970: 0), staged: true)
+        try journal.append(record)
+        journal.close()
+        // A kill mid-append leaves half a line.
+        let handle = try FileHandle(forWritingTo: layout.journal)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n{\"key\":\"http://h/b.png\",\"fileNa".utf8))
+        try handle.close()
+        #expect(StateJournal.replay(layout.journal) == [record])
+
+        let storage = try await ImageDatabase.open(layout)
+        let stored = await storage.lookup(CanonicalURL("http://h/a.png")!)
+        #expect(stored?.isStaged == true && stored?.etag == "\"1\"")
+        await ImageDatabase.close(storage)
+    }
+
+    @Test(
+        "delete limits parse and compare",
+        arguments: [
+            ("50%", 6, 12, true), ("50%", 7, 12, false), ("0", 0, 5, true), ("0", 1, 5, false), ("100%", 9, 9, true),
+        ])
+    func deleteLimit(text: String, deletions: Int, total: Int, allowed: Bool) throws {
+        #expect(try #require(DeleteLimit(text)).allows(deletions, of: total) == allowed)
+    }
+
+    @Test("bad delete limits are refused")
+    func badLimits() {
+        for text in ["banana", "-1", "101%", "%", "", "5.5"] { #expect(DeleteLimit(text) == nil, "\(text)") }
+    }
+}

@@ -245,3 +245,65 @@ struct StoppingTests {
         }
     }
 }
+
+@Suite("The sync options through the binary")
+struct SyncOptionTests {
+    @Test("--feed, --max-pages, --concurrency, --include, --exclude, --allow-host and --max-size shape the mirror")
+    func options() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = GalleryServer(catalog: Fixture.catalog())
+        try await server.run { url in
+            let origin = "http://127.0.0.1:\(url.port!)"
+            // Only the listing is read (no pages), and only small images pass.
+            let sized = try await Binary.run(
+                [
+                    "sync", url.absoluteString, "--feed", url.absoluteString + "images", "--max-pages", "1", "--concurrency", "1",
+                    "--max-size", "12K", "--out", "sized",
+                ], in: directory.url)
+            #expect(sized.status == 1, "\(sized.stderr)")
+            let manifest = try Manifest.read(from: directory.url.appendingPathComponent("sized/manifest.json"))
+            #expect(!manifest.items.isEmpty && manifest.items.allSatisfy { $0.bytes <= 12 * 1024 })
+            #expect(manifest.rejected.contains { $0.reason == "too-large" })
+            #expect(!server.requestLog.contains("/gallery/feed.rss"))
+            #expect(server.requestLog.filter { $0.hasPrefix("/gallery/?page") }.isEmpty)
+
+            // Filters: the private link is excluded before robots.txt is even consulted.
+            let filtered = try await Binary.run(
+                [
+                    "sync", url.absoluteString, "--exclude", "/gallery/private/**", "--include", "/gallery/**",
+                    "--allow-host", "127.0.0.2", "--out", "filtered",
+                ], in: directory.url)
+            #expect(filtered.status == 1)
+            let rejected = try Manifest.read(from: directory.url.appendingPathComponent("filtered/manifest.json")).rejected
+            #expect(rejected.contains(.init(key: origin + "/gallery/private/preview.png", reason: "excluded")))
+            let settings = try SettingsStore.load(MirrorLayout(root: directory.url.appendingPathComponent("filtered")))
+            #expect(settings?.exclude == ["/gallery/private/**"] && settings?.allowHost == ["127.0.0.2"])
+        }
+    }
+
+    @Test("the prune guard exits 4 through the binary and the report says how many would go")
+    func guardExit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = GalleryServer(catalog: Fixture.catalog())
+        try await server.run { url in
+            #expect(try await Binary.run(["sync", url.absoluteString], in: directory.url).status == 1)
+            server.update { $0.entries = Array($0.entries.prefix(2)) }
+            let guarded = try await Binary.run(["sync", "--report", "r.json"], in: directory.url)
+            #expect(guarded.status == 4)
+            #expect(guarded.stderr.contains("--max-delete"))
+            let report = try RunReport.decode(Data(contentsOf: directory.url.appendingPathComponent("r.json")))
+            #expect(report.exitStatus == 4 && report.removed == 10)
+            #expect(try await Binary.run(["sync", "--max-delete", "banana"], in: directory.url).status == 2)
+            #expect(try await Binary.run(["sync", "--max-delete", "101%"], in: directory.url).status == 2)
+            let allowed = try await Binary.run(["sync", "--max-delete", "10", "--report", "r.json"], in: directory.url)
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            let done = try RunReport.decode(Data(contentsOf: directory.url.appendingPathComponent("r.json")))
+            #expect(done.removed == 10 && done.unchanged == 2 && done.exitStatus == 0)
+            #expect(
+                try SettingsStore.load(MirrorLayout(root: directory.url.appendingPathComponent("mirror")))?.maxDelete
+                    == .count(10))
+        }
+    }
+}

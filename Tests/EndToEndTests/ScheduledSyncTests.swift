@@ -101,6 +101,14 @@ struct ScheduledSyncTests {
             #expect(!pages.isEmpty && pages.allSatisfy { $0.conditional && $0.status == 304 })
             #expect(exchanges.filter { $0.target.hasPrefix("/gallery/image?") && $0.status == 304 }.count == 12)
             #expect(third.published == 12 && third.unchanged == 12 && third.downloaded == 0)
+            // Nothing changed, so nothing but the manifest (its lastChecked) was rewritten.
+            let fourthBefore = try treeFingerprint(output).filter {
+                !$0.key.hasPrefix(".catalog-mirror") && $0.key != "manifest.json"
+            }
+            _ = try await MirrorEngine(configuration: configuration).run()
+            #expect(
+                try treeFingerprint(output).filter { !$0.key.hasPrefix(".catalog-mirror") && $0.key != "manifest.json" }
+                    == fourthBefore)
         }
     }
 

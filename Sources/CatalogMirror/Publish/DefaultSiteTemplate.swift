@@ -41,7 +41,7 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 <body>
 <header>
   <h1>{{siteTitle}}</h1>
-  <p class="about">Offline copy of <code>{{source}}</code>, {{itemCount}} images, made {{generatedAt}}.</p>
+  <p class="about">Offline copy of <code>{{source}}</code>, {{itemCount}} images.</p>
 </header>
 <main>
   <ul class="grid">

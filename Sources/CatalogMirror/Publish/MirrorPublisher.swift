@@ -25,9 +25,11 @@ struct MirrorPublisher {
         }
         let pages = render(manifest)
         for (number, html) in pages.enumerated().reversed() {
-            try AtomicFile.write(
-                Array(html.utf8), to: layout.root.appendingPathComponent(Self.pageFileName(number + 1)),
-                temporaryDirectory: layout.temporary)
+            let destination = layout.root.appendingPathComponent(Self.pageFileName(number + 1))
+            let bytes = Array(html.utf8)
+            // An unchanged page is left alone: same bytes, same mtime, nothing for caches to refetch.
+            if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { continue }
+            try AtomicFile.write(bytes, to: destination, temporaryDirectory: layout.temporary)
         }
         let manifestBytes: Data
         do {
