@@ -25,31 +25,50 @@ struct Binary {
         var stderr: String
     }
 
-    /// Runs the binary with `arguments` in `directory`; standard error is a pipe, as under cron.
-    static func run(_ arguments: [String], in directory: URL) async throws -> Result {
-        let url = try #require(url, "build the catalog-mirror executable first (swift build)")
+    /// A started binary whose exit can be awaited.
+    struct Running {
+        let process: Process
+        let exited: AsyncStream<Int32>
+
+        /// The exit status, or minus the signal number when a signal ended it.
+        func wait() async -> Int32 {
+            var iterator = exited.makeAsyncIterator()
+            return await iterator.next() ?? -1
+        }
+    }
+
+    /// Starts the binary with `arguments` in `directory`; output goes where the caller says.
+    static func start(
+        _ arguments: [String], in directory: URL, stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice
+    ) throws -> Running {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = try #require(url, "build the catalog-mirror executable first (swift build)")
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        process.standardOutput = stdout
+        process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         let exited = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { process in
-            exited.continuation.yield(process.terminationStatus)
+            exited.continuation.yield(
+                process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus)
             exited.continuation.finish()
         }
         try process.run()
+        return Running(process: process, exited: exited.stream)
+    }
+
+    /// Runs the binary with `arguments` in `directory`; standard error is a pipe, as under cron.
+    static func run(_ arguments: [String], in directory: URL) async throws -> Result {
+        let out = Pipe()
+        let err = Pipe()
+        let running = try start(arguments, in: directory, stdout: out, stderr: err)
         // Blocking reads run on Dispatch threads, never on the cooperative pool, which the
         // in-process test servers need (two blocked threads are all of it on two cores).
         async let stdout = readToEnd(out.fileHandleForReading)
         async let stderr = readToEnd(err.fileHandleForReading)
         let (o, e) = await (stdout, stderr)
-        var statuses = exited.stream.makeAsyncIterator()
-        let status = await statuses.next() ?? -1
+        let status = await running.wait()
         return Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
@@ -207,23 +226,12 @@ struct StoppingTests {
                 return bytes(Fixture.png)
             }
         }) { origin in
-            let url = try #require(Binary.url)
-            let process = Process()
-            process.executableURL = url
-            process.arguments = ["sync", origin + "/", "--out", directory.url.appendingPathComponent("m").path]
-            process.standardError = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            let exited = AsyncStream.makeStream(of: Int32.self)
-            process.terminationHandler = {
-                exited.continuation.yield($0.terminationStatus)
-                exited.continuation.finish()
-            }
-            try process.run()
+            let running = try Binary.start(
+                ["sync", origin + "/", "--out", directory.url.appendingPathComponent("m").path], in: directory.url)
             // Wait (by condition, not by time) until the stuck download is under way.
             while !server.log.contains("/stuck.png") { try await Task.sleep(for: .milliseconds(20)) }
-            process.interrupt()
-            var statuses = exited.stream.makeAsyncIterator()
-            #expect(await statuses.next() == 130)
+            running.process.interrupt()
+            #expect(await running.wait() == 130)
             #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("m").path))
         }
     }

@@ -238,17 +238,7 @@ struct ScheduledSyncTests {
                 let indexBefore = try Data(contentsOf: mirror.appendingPathComponent("index.html"))
                 let manifestBefore = try Data(contentsOf: mirror.appendingPathComponent("manifest.json"))
                 let start = server.requestLog.count
-                let process = Process()
-                process.executableURL = try #require(Binary.url)
-                process.arguments = ["sync", "--concurrency", "2", "--quiet"]
-                process.currentDirectoryURL = directory.url
-                let exited = AsyncStream.makeStream(of: Int32.self)
-                process.terminationHandler = {
-                    exited.continuation.yield(
-                        $0.terminationReason == .uncaughtSignal ? -$0.terminationStatus : $0.terminationStatus)
-                    exited.continuation.finish()
-                }
-                try process.run()
+                let running = try Binary.start(["sync", "--concurrency", "2", "--quiet"], in: directory.url)
                 func reached() -> Bool {
                     switch point {
                     case .requests(let count):
@@ -267,10 +257,9 @@ struct ScheduledSyncTests {
                         } ?? false
                     }
                 }
-                while !reached() && process.isRunning { try await Task.sleep(for: .microseconds(200)) }
-                kill(process.processIdentifier, SIGKILL)
-                var statuses = exited.stream.makeAsyncIterator()
-                let killed = await statuses.next() == -SIGKILL
+                while !reached() && running.process.isRunning { try await Task.sleep(for: .microseconds(200)) }
+                kill(running.process.processIdentifier, SIGKILL)
+                let killed = await running.wait() == -SIGKILL
                 if case .requests = point { #expect(killed, "the sync ended before the kill \(point)") }
 
                 // Whatever the kill interrupted, a web server would hand out nothing broken.
