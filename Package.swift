@@ -1,5 +1,6 @@
 // swift-tools-version:6.2
 // Swift 6 language mode with complete strict concurrency (the default for tools 6.x).
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -68,3 +69,13 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets, built only on request (Fuzz/run: CATALOG_MIRROR_FUZZ=1, -sanitize=fuzzer).
+if ProcessInfo.processInfo.environment["CATALOG_MIRROR_FUZZ"] != nil {
+    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys"] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: ["CatalogMirror"], path: "Fuzz/\(name)",
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

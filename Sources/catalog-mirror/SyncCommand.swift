@@ -63,6 +63,17 @@ struct SyncCommand: AsyncParsableCommand {
     )
     var dryRun = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Send at most N requests per second, over all hosts (fractions allowed). (default: no limit)", valueName: "N"))
+    var rate: Double?
+
+    @Option(help: ArgumentHelp("Have at most N requests in flight to one host. (default: 8)", valueName: "N"))
+    var connectionsPerHost: Int?
+
+    @Flag(help: "Do not honour robots.txt rules and Crawl-delay (its Sitemap lines are still read).")
+    var ignoreRobots = false
+
     @Option(help: ArgumentHelp("Write a JSON summary of the run to FILE.", valueName: "FILE"))
     var report: String?
 
@@ -71,6 +82,10 @@ struct SyncCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1 (got \(maxPages))") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number (got \(rate))") }
+        if let connectionsPerHost, !(1...256).contains(connectionsPerHost) {
+            throw ValidationError("--connections-per-host must be between 1 and 256 (got \(connectionsPerHost))")
+        }
         if let concurrency, !(1...256).contains(concurrency) {
             throw ValidationError("--concurrency must be between 1 and 256 (got \(concurrency))")
         }
@@ -99,6 +114,9 @@ struct SyncCommand: AsyncParsableCommand {
         settings.allowHost = allowHost.isEmpty ? nil : allowHost.map { $0.lowercased() }
         settings.maxSize = maxSize?.bytes
         settings.maxDelete = maxDelete
+        settings.ignoreRobots = ignoreRobots ? true : nil
+        settings.rate = rate
+        settings.connectionsPerHost = connectionsPerHost
         settings.template = template.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         return settings
     }
@@ -178,6 +196,9 @@ extension MirrorSettings {
         configuration.validation.allowedHosts = allowHost ?? []
         configuration.validation.maxSize = maxSize
         configuration.publish.maxDelete = maxDelete ?? .default
+        configuration.validation.honourRobots = !(ignoreRobots ?? false)
+        configuration.fetch.rate = rate
+        if let connectionsPerHost { configuration.fetch.connectionsPerHost = min(256, max(1, connectionsPerHost)) }
         configuration.publish.templateDirectory = template.map { URL(fileURLWithPath: $0) }
         return configuration
     }

@@ -51,6 +51,10 @@ struct Crawler: Sendable {
     let progress: ProgressBoard
     /// Stored pages and feeds for conditional requests; nil to always fetch in full.
     var cache: DocumentCache? = nil
+    /// robots.txt, for the sitemaps it names; nil to skip sitemap discovery.
+    var robots: RobotsCache? = nil
+    /// Sitemaps read at most (an index may list many).
+    static let maxSitemaps = 100
 
     static let pageAccept = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
     static let feedAccept =
@@ -141,7 +145,48 @@ struct Crawler: Sendable {
             }
             try await readFeed(document, summary: &summary, emit: emit)
         }
+        if configuration.feed == nil, let robots {
+            await readSitemaps(named: robots.policy(for: source), summary: &summary, emit: emit)
+        }
         return summary
+    }
+
+    /// Reads the sitemaps robots.txt names (and those their indexes list) for image entries.
+    /// A sitemap that cannot be read is a warning, not an outage: it is an extra way in.
+    private func readSitemaps(
+        named robots: RobotsTxt, summary: inout CrawlSummary, emit: @Sendable (Discovery) async -> Void
+    ) async {
+        guard let robotsURL = CanonicalURL(source.origin + "/robots.txt") else { return }
+        var queue = robots.sitemaps.compactMap { CanonicalURL($0, relativeTo: robotsURL) }
+        var seen = Set(queue)
+        var read = 0
+        while !queue.isEmpty, read < Self.maxSitemaps {
+            let sitemap = queue.removeFirst()
+            read += 1
+            if let refusal = await gate(sitemap) {
+                summary.pageFailures.append("sitemap \(sitemap) is \(refusal); not read")
+                continue
+            }
+            let scan: FeedScanner.Scan
+            do {
+                let document = try await session.document(
+                    sitemap, accept: "application/xml,text/xml;q=0.9,*/*;q=0.5", gate: gate, cache: cache)
+                scan = try FeedScanner.scan(document.bytes, url: document.url.string)
+                for child in scan.sitemaps.compactMap({ CanonicalURL($0, relativeTo: document.url) })
+                where seen.insert(child).inserted {
+                    queue.append(child)
+                }
+                summary.feeds += 1
+                progress.update { $0.feedsRead += 1 }
+                for reference in scan.images {
+                    await emitReference(reference, base: document.url, summary: &summary, emit: emit)
+                }
+            } catch let error as FetchFailure {
+                summary.pageFailures.append("sitemap \(sitemap): \(error.detail) (\(error.reason))")
+            } catch {
+                summary.pageFailures.append("sitemap \(sitemap): \(error)")
+            }
+        }
     }
 
     private func readFeed(

@@ -19,10 +19,42 @@ public enum JSONListing {
         } catch {
             throw NotAListing(description: "not valid JSON (\(Self.describe(error)))")
         }
+        if case .object(let object) = value, case .string(let version)? = object["version"],
+            version.hasPrefix("https://jsonfeed.org/version/")
+        {
+            return jsonFeedItems(object)
+        }
         guard let entries = value.listingEntries else {
             throw NotAListing(description: "JSON with no array of objects to read images from")
         }
         return entries.compactMap(reference)
+    }
+
+    /// JSON Feed 1.x: each item's `image` and its image `attachments`, titled by the item.
+    private static func jsonFeedItems(_ feed: [String: JSONValue]) -> [ImageReference] {
+        guard case .array(let items)? = feed["items"] else { return [] }
+        var references: [ImageReference] = []
+        for case .object(let item) in items {
+            let title = item["title"]?.scalarText?.nonEmpty
+            var metadata: [String: String] = [:]
+            if let summary = (item["summary"] ?? item["content_text"])?.scalarText?.nonEmpty {
+                metadata["description"] = String(summary.collapsingWhitespace.prefix(1000))
+            }
+            if let image = item["image"]?.scalarText?.nonEmpty {
+                references.append(ImageReference(url: image, title: title, titleSource: .catalog, metadata: metadata))
+            }
+            guard case .array(let attachments)? = item["attachments"] else { continue }
+            for case .object(let attachment) in attachments {
+                guard let url = attachment["url"]?.scalarText?.nonEmpty else { continue }
+                let type = attachment["mime_type"]?.scalarText?.lowercased()
+                guard type?.hasPrefix("image/") ?? HTMLScanner.hasImageExtension(url) else { continue }
+                references.append(
+                    ImageReference(
+                        url: url, title: attachment["title"]?.scalarText?.nonEmpty ?? title, titleSource: .catalog,
+                        metadata: metadata, declaredLength: attachment["size_in_bytes"]?.integer, declaredType: type))
+            }
+        }
+        return references
     }
 
     private static func reference(_ object: [String: JSONValue]) -> ImageReference? {

@@ -3,6 +3,7 @@
 public actor RobotsCache {
     private let fetch: @Sendable (CanonicalURL) async -> RobotsTxt
     private var policies: [String: Task<RobotsTxt, Never>] = [:]
+    private var fetched: [String: RobotsTxt] = [:]
 
     /// - Parameter fetch: reads and parses `origin/robots.txt`; its answer for 4xx is
     ///   `.allowAll`, for 5xx or an unreachable host `.disallowAll`.
@@ -12,11 +13,24 @@ public actor RobotsCache {
 
     /// Whether robots.txt of `url`'s origin allows fetching it.
     public func allows(_ url: CanonicalURL) async -> Bool {
+        await policy(for: url).allows(url)
+    }
+
+    /// The robots.txt of `url`'s origin (fetched on first use, shared by every caller).
+    public func policy(for url: CanonicalURL) async -> RobotsTxt {
         let origin = url.origin
-        if let known = policies[origin] { return await known.value.allows(url) }
-        guard let robotsURL = CanonicalURL(origin + "/robots.txt") else { return true }
+        if let known = policies[origin] { return await known.value }
+        guard let robotsURL = CanonicalURL(origin + "/robots.txt") else { return .allowAll }
         let task = Task { [fetch] in await fetch(robotsURL) }
         policies[origin] = task
-        return await task.value.allows(url)
+        let policy = await task.value
+        fetched[origin] = policy
+        return policy
+    }
+
+    /// The robots.txt of `url`'s origin if it has been fetched already; never fetches (the
+    /// request pacer asks this, and must not wait for robots.txt to pace robots.txt).
+    public func fetchedPolicy(for url: CanonicalURL) -> RobotsTxt? {
+        fetched[url.origin]
     }
 }

@@ -8,19 +8,30 @@ public struct RobotsTxt: Sendable, Equatable {
     }
 
     private let rules: [Rule]
+    /// `Sitemap:` URLs, as written (they apply to every user agent).
+    public let sitemaps: [String]
+    /// `Crawl-delay` of the group that applies to us: the pause between two requests to the host.
+    public let crawlDelay: Duration?
 
     /// A policy that allows everything (no robots.txt, or a 4xx answer).
-    public static let allowAll = RobotsTxt(rules: [])
+    public static let allowAll = RobotsTxt(rules: [], sitemaps: [], crawlDelay: nil)
     /// A policy that allows nothing (robots.txt unreachable or 5xx, RFC 9309 section 2.3.1.4).
-    public static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")])
+    public static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")], sitemaps: [], crawlDelay: nil)
 
-    private init(rules: [Rule]) { self.rules = rules }
+    private init(rules: [Rule], sitemaps: [String], crawlDelay: Duration?) {
+        self.rules = rules
+        self.sitemaps = sitemaps
+        self.crawlDelay = crawlDelay
+    }
 
     /// Parses `text` for the product token `userAgent` (e.g. `catalog-mirror`).
     public init(parsing text: String, userAgent: String) {
         let token = userAgent.lowercased()
         var specific: [Rule] = []
         var general: [Rule] = []
+        var sitemaps: [String] = []
+        var specificDelay: Duration?
+        var generalDelay: Duration?
         var foundSpecific = false
         var groupAgents: [String] = []
         var inRules = false
@@ -46,12 +57,24 @@ public struct RobotsTxt: Sendable, Equatable {
                     foundSpecific = true
                 }
                 if groupAgents.contains("*") { general.append(rule) }
+            case "sitemap":
+                if !value.isEmpty { sitemaps.append(String(value)) }
+                continue
+            case "crawl-delay":
+                inRules = true
+                // Capped: a robots.txt asking for hours between requests would stall the run.
+                guard let seconds = Double(value), seconds.isFinite, seconds > 0 else { continue }
+                let delay = Duration.milliseconds(Int64(min(seconds, 60) * 1000))
+                if groupAgents.contains(token) { specificDelay = delay }
+                if groupAgents.contains("*") { generalDelay = delay }
             default:
                 continue
             }
             if field == "user-agent", groupAgents.contains(token) { foundSpecific = true }
         }
         rules = foundSpecific ? specific : general
+        crawlDelay = foundSpecific ? specificDelay : generalDelay
+        self.sitemaps = sitemaps
     }
 
     /// Whether `url` may be fetched.

@@ -52,15 +52,21 @@ public struct MirrorEngine: Sendable {
     private func run(client: HTTPClient, template: SiteTemplate, startedAt: Date) async throws(MirrorError) -> RunReport {
         let source = configuration.source
         let dryRun = configuration.dryRun
-        let session = HTTPSession(client: client, configuration: configuration.fetch)
+        let honourRobots = configuration.validation.honourRobots
         let scope = ScopeRule(hosts: [source.host] + configuration.validation.allowedHosts, next: nil)
         let scopeGate: RequestGate = { url in url.isWeb && scope.contains(url) ? nil : .outOfScope }
-        let robots: RobotsCache? =
-            configuration.validation.honourRobots
-            ? RobotsCache { url in await Self.fetchRobots(url, session: session, gate: scopeGate) } : nil
+        // robots.txt is read even with --ignore-robots, for its Sitemap lines; only its rules and
+        // Crawl-delay are then ignored. It is fetched through its own session (same pacing) so
+        // pacing by Crawl-delay never waits on robots.txt itself.
+        let politeness = Politeness(rate: configuration.fetch.rate, perHost: configuration.fetch.connectionsPerHost)
+        let robotsSession = HTTPSession(client: client, configuration: configuration.fetch, politeness: politeness)
+        let robots = RobotsCache { url in await Self.fetchRobots(url, session: robotsSession, gate: scopeGate) }
+        let session = HTTPSession(
+            client: client, configuration: configuration.fetch, politeness: politeness,
+            crawlDelay: { url in honourRobots ? await robots.fetchedPolicy(for: url)?.crawlDelay : nil })
         let gate: RequestGate = { url in
             if let refusal = await scopeGate(url) { return refusal }
-            if let robots, await !robots.allows(url) { return .robots }
+            if honourRobots, await !robots.allows(url) { return .robots }
             return nil
         }
 
@@ -88,6 +94,7 @@ public struct MirrorEngine: Sendable {
             source: source, configuration: configuration.crawl, session: session, startGate: scopeGate, gate: gate,
             progress: progress)
         crawler.cache = cache
+        crawler.robots = robots
 
         // Fetched before the store is opened: an unreachable source changes nothing.
         let start: FetchedDocument

@@ -20,6 +20,10 @@ public struct FetchConfiguration: Sendable {
     public var maxRedirects: Int = 10
     /// How transient failures are retried.
     public var retry: RetryPolicy = RetryPolicy()
+    /// `--rate`: requests per second over all hosts. Default: nil (no limit).
+    public var rate: Double?
+    /// `--connections-per-host`: requests in flight to one host at most. Default: 8.
+    public var connectionsPerHost: Int = 8
 
     public init() {}
 }

@@ -13,6 +13,20 @@ public typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReason
 struct HTTPSession: Sendable {
     let client: HTTPClient
     let configuration: FetchConfiguration
+    /// Pacing shared by every request of the run.
+    let politeness: Politeness
+    /// The `Crawl-delay` to keep for a URL's host, when robots.txt gave one (never fetches).
+    let crawlDelay: @Sendable (CanonicalURL) async -> Duration?
+
+    init(
+        client: HTTPClient, configuration: FetchConfiguration, politeness: Politeness? = nil,
+        crawlDelay: @escaping @Sendable (CanonicalURL) async -> Duration? = { _ in nil }
+    ) {
+        self.client = client
+        self.configuration = configuration
+        self.politeness = politeness ?? Politeness(rate: configuration.rate, perHost: configuration.connectionsPerHost)
+        self.crawlDelay = crawlDelay
+    }
 
     /// A response whose status is 2xx (or 304 to a conditional request), with the URL it
     /// finally came from.
@@ -29,8 +43,8 @@ struct HTTPSession: Sendable {
         case interrupted(FetchFailure)
     }
 
-    /// Sends GET `url`, follows redirects, retries, and hands a 2xx response to `consume`, which
-    /// reads the body. `consume` may be called once per attempt.
+    /// Sends GET (or `method`) `url`, follows redirects, retries, and hands a 2xx response to
+    /// `consume`, which reads the body. `consume` may be called once per attempt.
     func get<T: Sendable>(
         _ url: CanonicalURL,
         method: HTTPMethod = .GET,
@@ -42,31 +56,48 @@ struct HTTPSession: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let retryDelay: Duration
+            // The host's slot is held for the whole attempt, body included.
+            await politeness.acquire(host: url.host, crawlDelay: await crawlDelay(url))
+            let outcome = await self.attempt(
+                url, method: method, headers: headers, deadline: deadline, gate: gate, consume: consume)
+            await politeness.release(host: url.host)
             let failure: FetchFailure
-            do {
-                let success = try await send(url, method: method, headers: headers, deadline: deadline, gate: gate)
-                do {
-                    return try await consume(success)
-                } catch .fatal(let fatal) {
-                    throw Attempt.final(fatal)
-                } catch .interrupted(let interrupted) {
-                    failure = interrupted
-                    retryDelay = configuration.retry.backoff(afterAttempt: attempt)
-                }
-            } catch Attempt.final(let final) {
+            let retryDelay: Duration
+            switch outcome {
+            case .success(let value):
+                return value
+            case .failure(.final(let final)):
                 throw final
-            } catch Attempt.retryable(let retryable, let after) {
+            case .failure(.retryable(let retryable, let after)):
                 failure = retryable
                 retryDelay = after ?? configuration.retry.backoff(afterAttempt: attempt)
-            } catch {
-                throw FetchFailure(.networkError, "\(error)")
             }
             guard attempt < configuration.retry.maxAttempts else { throw failure }
             do {
                 try await Task.sleep(for: retryDelay)
             } catch {
                 throw FetchFailure(.networkError, "cancelled")
+            }
+        }
+    }
+
+    private func attempt<T: Sendable>(
+        _ url: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration, gate: RequestGate,
+        consume: (Success) async throws(BodyError) -> T
+    ) async -> Result<T, Attempt> {
+        let success: Success
+        do {
+            success = try await send(url, method: method, headers: headers, deadline: deadline, gate: gate)
+        } catch {
+            return .failure(error)
+        }
+        do throws(BodyError) {
+            let value = try await consume(success)
+            return .success(value)
+        } catch {
+            switch error {
+            case .fatal(let fatal): return .failure(.final(fatal))
+            case .interrupted(let interrupted): return .failure(.retryable(interrupted, after: nil))
             }
         }
     }

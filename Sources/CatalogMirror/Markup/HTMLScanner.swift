@@ -1,3 +1,5 @@
+import Foundation
+
 /// Extracts image references, feed links and pagination from an HTML page with libxml2's
 /// recovering HTML parser (network off).
 public enum HTMLScanner {
@@ -32,8 +34,13 @@ public enum HTMLScanner {
                 scanImage(node, into: &scan)
             case "source":
                 scanSource(node, into: &scan)
+            case "meta":
+                scanMeta(node, into: &scan)
             default:
                 break
+            }
+            if let style = node.attribute("style"), style.range(of: "url(", options: .caseInsensitive) != nil {
+                for url in backgroundImages(inStyle: style) { scan.images.append(ImageReference(url: url)) }
             }
             return true
         }
@@ -97,6 +104,40 @@ public enum HTMLScanner {
             reference.url = url
             scan.images.append(reference)
         }
+    }
+
+    /// Social-card images: `og:image` (and its `:url`/`:secure_url` forms) and `twitter:image`.
+    static let metaImageProperties: Set<String> = [
+        "og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
+    ]
+
+    private static func scanMeta(_ node: MarkupNode, into scan: inout PageScan) {
+        let name = (node.attribute("property") ?? node.attribute("name") ?? "").lowercased().trimmingSpaces
+        guard metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmpty else { return }
+        scan.images.append(ImageReference(url: content))
+    }
+
+    /// The `url(...)` values of `background` and `background-image` declarations in an inline
+    /// style. A small scanner rather than a CSS parser: inline styles are one declaration list.
+    static func backgroundImages(inStyle style: String) -> [String] {
+        var urls: [String] = []
+        for declaration in style.split(separator: ";") {
+            guard let colon = declaration.firstIndex(of: ":") else { continue }
+            let property = declaration[..<colon].trimmingSpaces.lowercased()
+            guard property == "background" || property == "background-image" else { continue }
+            var rest = declaration[declaration.index(after: colon)...]
+            while let open = rest.range(of: "url(", options: .caseInsensitive) {
+                let afterOpen = rest[open.upperBound...]
+                guard let close = afterOpen.firstIndex(of: ")") else { break }
+                var value = afterOpen[..<close].trimmingSpaces
+                if let first = value.first, first == "\"" || first == "'", value.count >= 2, value.last == first {
+                    value = String(value.dropFirst().dropLast())
+                }
+                if !value.isEmpty { urls.append(value) }
+                rest = afterOpen[afterOpen.index(after: close)...]
+            }
+        }
+        return urls
     }
 
     /// The catalog text of an `<img>`: figcaption (preferred) or alt/title, plus `data-*` fields

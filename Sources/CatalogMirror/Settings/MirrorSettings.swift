@@ -21,11 +21,15 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var maxSize: Int64?
     public var maxDelete: DeleteLimit?
     public var template: String?
+    public var ignoreRobots: Bool?
+    public var rate: Double?
+    public var connectionsPerHost: Int?
 
     public init(source: String) { self.source = source }
 
     private enum CodingKeys: String, CodingKey {
         case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, maxDelete, template
+        case ignoreRobots, rate, connectionsPerHost
     }
 
     /// Every key but `source` may be missing (synthesized decoding would demand `version`).
@@ -42,6 +46,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         maxSize = try container.decodeIfPresent(Int64.self, forKey: .maxSize)
         maxDelete = try container.decodeIfPresent(DeleteLimit.self, forKey: .maxDelete)
         template = try container.decodeIfPresent(String.self, forKey: .template)
+        ignoreRobots = try container.decodeIfPresent(Bool.self, forKey: .ignoreRobots)
+        rate = try container.decodeIfPresent(Double.self, forKey: .rate)
+        connectionsPerHost = try container.decodeIfPresent(Int.self, forKey: .connectionsPerHost)
     }
 
     /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
@@ -58,6 +65,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         merged.maxSize = other.maxSize ?? maxSize
         merged.maxDelete = other.maxDelete ?? maxDelete
         merged.template = other.template ?? template
+        merged.ignoreRobots = other.ignoreRobots ?? ignoreRobots
+        merged.rate = other.rate ?? rate
+        merged.connectionsPerHost = other.connectionsPerHost ?? connectionsPerHost
         return merged
     }
 }

@@ -1,0 +1,101 @@
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Discovery beyond img and enclosures")
+struct DiscoveryTests {
+    @Test("social-card meta, <noscript> images and inline background images")
+    func htmlExtras() throws {
+        let page = try HTMLScanner.scan(
+            Array(
+                """
+                <html><head><meta property="og:image" content="/og.png"><meta name="twitter:image" content="tw.jpg">
+                <meta property="og:title" content="not an image"><noscript><img src="head-ns.png"></noscript></head>
+                <body><noscript><img src="ns.png" alt="No script"></noscript>
+                <div style="color: red; background-image: url('bg1.jpg'), url(&quot;bg2.png&quot;)"></div>
+                <section style="BACKGROUND: #fff URL( bg3.webp ) no-repeat"></section>
+                <p style="border-image: url(not-this.png)">x</p></body></html>
+                """.utf8), url: "http://h/")
+        #expect(page.images.map(\.url) == ["/og.png", "tw.jpg", "head-ns.png", "ns.png", "bg1.jpg", "bg2.png", "bg3.webp"])
+    }
+
+    @Test("Media RSS groups give their largest image; thumbnails only when nothing else is listed")
+    func mediaGroups() throws {
+        let xml = """
+            <rss xmlns:media="http://search.yahoo.com/mrss/"><channel>
+            <item><title>Big</title><media:group>
+              <media:content url="/s.jpg" width="100" height="100"/><media:content url="/l.jpg" width="1600" height="1200"/>
+              <media:content url="/m.jpg" width="800" height="600"/><media:thumbnail url="/t.jpg"/></media:group></item>
+            <item><title>Thumb only</title><media:thumbnail url="/only-thumb.jpg"/></item>
+            <item><title>HTML only</title><description>&lt;p&gt;&lt;img src="/in-description.png"&gt;&lt;/p&gt;</description></item>
+            </channel></rss>
+            """
+        let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/feed")
+        #expect(scan.images.map(\.url) == ["/l.jpg", "/only-thumb.jpg", "/in-description.png"])
+        #expect(scan.images.map(\.title) == ["Big", "Thumb only", "HTML only"])
+    }
+
+    @Test("Atom <content type=\"html\"> yields the images in it")
+    func atomContent() throws {
+        let xml = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><title>Post</title>
+            <content type="html">&lt;p&gt;Look: &lt;img src="/a.png" alt="A"&gt; and &lt;img srcset="/b.png 2x"&gt;&lt;/p&gt;</content>
+            </entry><entry><title>Text</title><content type="text">&lt;img src="/not.png"&gt;</content></entry></feed>
+            """
+        let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/atom")
+        #expect(scan.images.map(\.url) == ["/a.png", "/b.png"])
+        #expect(scan.images.allSatisfy { $0.title == "Post" })
+    }
+
+    @Test("image sitemaps and sitemap indexes")
+    func sitemaps() throws {
+        let urlset = """
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+            <url><loc>http://h/page</loc><image:image><image:loc>http://h/a.png</image:loc><image:title>Alpha</image:title></image:image>
+            <image:image><image:loc>/b.jpg</image:loc><image:caption>Beta caption</image:caption></image:image></url>
+            <url><loc>http://h/no-images</loc></url></urlset>
+            """
+        let scan = try FeedScanner.scan(Array(urlset.utf8), url: "http://h/sitemap.xml")
+        #expect(scan.kind == .sitemap)
+        #expect(scan.images.map(\.url) == ["http://h/a.png", "/b.jpg"])
+        #expect(scan.images.map(\.title) == ["Alpha", "Beta caption"])
+        let index = """
+            <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+            <sitemap><loc>http://h/s1.xml</loc></sitemap><sitemap><loc>/s2.xml</loc></sitemap></sitemapindex>
+            """
+        #expect(try FeedScanner.scan(Array(index.utf8), url: "http://h/index.xml").sitemaps == ["http://h/s1.xml", "/s2.xml"])
+    }
+
+    @Test("JSON Feed 1.1: item images and image attachments")
+    func jsonFeed() throws {
+        let json = """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "F", "items": [
+              {"id": "1", "title": "One", "summary": "First", "image": "/1.png",
+               "attachments": [{"url": "/1-full.jpg", "mime_type": "image/jpeg", "size_in_bytes": 2048},
+                               {"url": "/1.mp3", "mime_type": "audio/mpeg"}]},
+              {"id": "2", "content_text": "no images"}]}
+            """
+        let images = try JSONListing.scan(Array(json.utf8))
+        #expect(images.map(\.url) == ["/1.png", "/1-full.jpg"])
+        #expect(images[1].declaredLength == 2048)
+        #expect(images.allSatisfy { $0.title == "One" && $0.metadata["description"] == "First" })
+    }
+
+    @Test("robots.txt Sitemap lines and Crawl-delay")
+    func robotsExtras() {
+        let text = """
+            Sitemap: http://h/sitemap-index.xml
+            User-agent: *
+            Crawl-delay: 2
+            Disallow: /x
+            User-agent: catalog-mirror
+            Crawl-delay: 0.5
+            Sitemap: /relative.xml
+            """
+        let ours = RobotsTxt(parsing: text, userAgent: "catalog-mirror")
+        #expect(ours.sitemaps == ["http://h/sitemap-index.xml", "/relative.xml"])
+        #expect(ours.crawlDelay == .milliseconds(500))
+        #expect(RobotsTxt(parsing: text, userAgent: "other").crawlDelay == .seconds(2))
+        #expect(RobotsTxt(parsing: "User-agent: *\nCrawl-delay: 99999", userAgent: "x").crawlDelay == .seconds(60))
+    }
+}
