@@ -23,6 +23,8 @@ struct CanonicalURLTests {
             ("http://[::1]:8080/x", "http://[::1]:8080/x"),
             ("http://example.com/?q=ä", "http://example.com/?q=%C3%A4"),
             ("http://example.com/x?", "http://example.com/x?"),
+            // Found by fuzzing: escapes in a host keep upper-case hex.
+            ("http://B%c3%bcCHER.example/", "http://b%C3%BCcher.example/"),
         ])
     func normalizes(input: String, expected: String) throws {
         let url = try #require(CanonicalURL(input))
@@ -53,6 +55,10 @@ struct CanonicalURLTests {
         #expect(CanonicalURL("http://example.com:8x/") == nil)
         #expect(CanonicalURL("http:///path") == nil)
         #expect(CanonicalURL("   ") == nil)
+        // Found by fuzzing: a host with a stray bracket or colon is not a host.
+        #expect(CanonicalURL("http://a[:1x:/p") == nil)
+        #expect(CanonicalURL("http://a]b/") == nil)
+        #expect(CanonicalURL("http://[::1/") == nil)
     }
 
     @Test("two spellings of one resource are one key, ordered by bytes")
@@ -64,6 +70,20 @@ struct CanonicalURLTests {
         let upper = try #require(CanonicalURL("http://host/Z"))
         let lower = try #require(CanonicalURL("http://host/a"))
         #expect(upper < lower)
+    }
+
+    @Test(
+        "the canonical form is a fixed point",
+        arguments: [
+            "HTTP://Example.COM:80/a/./b/../c%7e?x=1#f", "http://h//double//slash", "http://h:/empty-port", "http://[::1]:80/",
+            "http://user:pa%3ass@h/", "http://h/%zz%", "http://h/?a=%2f&b=%41",
+            // Found by fuzzing: an authority-less path that becomes "//..." after dot removal.
+            "x:/.//not-a-host/y",
+        ])
+    func fixedPoint(text: String) throws {
+        let once = try #require(CanonicalURL(text))
+        #expect(CanonicalURL(once.string) == once)
+        #expect(CanonicalURL(once.string)?.string == once.string)
     }
 
     @Test("decodedPath is what globs see")

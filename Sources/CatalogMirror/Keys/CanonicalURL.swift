@@ -83,6 +83,8 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
         // Decoding `%2E` can reveal dot segments; RFC 3986 6.2.2.3 removes them after decoding.
         path = URIReference.removeDotSegments(path)
         if authorityText != nil && path.isEmpty { path = "/" }
+        // Without an authority, a path starting with "//" would read back as one (RFC 3986 5.3).
+        if authorityText == nil && path.hasPrefix("//") { path = "/." + path }
         let query = reference.query.map { PercentEncoding.normalize($0, allowed: .query) }
         self.init(scheme: scheme, host: host, port: port, authority: authorityText, path: path, query: query)
     }
@@ -138,7 +140,11 @@ private struct Authority {
             port = value
         }
         if port == Self.defaultPort(scheme) { port = nil }
-        let host = PercentEncoding.normalize(String(hostPart), allowed: .host).lowercased()
+        // A reg-name cannot hold ":", "[" or "]" (RFC 3986 3.2.2); only an IP literal is bracketed.
+        let isLiteral = hostPart.hasPrefix("[") && hostPart.hasSuffix("]")
+        let inner = isLiteral ? hostPart.dropFirst().dropLast() : hostPart
+        guard !inner.contains("[") && !inner.contains("]") && (isLiteral || !inner.contains(":")) else { return nil }
+        let host = Self.lowercasingOutsideEscapes(PercentEncoding.normalize(String(hostPart), allowed: .host))
         if (scheme == "http" || scheme == "https") && host.isEmpty { return nil }
         self.host = host
         self.port = port
@@ -146,6 +152,26 @@ private struct Authority {
         text += host
         if let port { text += ":\(port)" }
         self.canonicalText = text
+    }
+
+    /// Lower-cases ASCII letters except the hex digits of percent-escapes, which stay upper-case.
+    static func lowercasingOutsideEscapes(_ text: String) -> String {
+        var out: [UInt8] = []
+        var escapeDigits = 0
+        for byte in text.utf8 {
+            if escapeDigits > 0 {
+                escapeDigits -= 1
+                out.append(byte)
+            } else if byte == UInt8(ascii: "%") {
+                escapeDigits = 2
+                out.append(byte)
+            } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                out.append(byte + 32)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func defaultPort(_ scheme: String) -> Int? {
