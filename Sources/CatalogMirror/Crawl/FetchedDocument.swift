@@ -39,7 +39,7 @@ extension HTTPSession {
     /// GETs a document, decompressing gzip/deflate, reading at most `maxDocumentBytes`. With a
     /// cache, the request is conditional and a 304 returns the stored copy.
     func document(
-        _ url: CanonicalURL, accept: String, gate: RequestGate, cache: DocumentCache? = nil
+        _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache? = nil
     ) async throws(FetchFailure) -> FetchedDocument {
         let stored = await cache?.validators(for: url)
         let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])

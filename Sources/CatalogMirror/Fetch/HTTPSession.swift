@@ -50,15 +50,15 @@ struct HTTPSession: Sendable {
         method: HTTPMethod = .GET,
         headers: [(String, String)],
         deadline: Duration,
-        gate: RequestGate,
-        consume: (Success) async throws(BodyError) -> T
+        gate: @escaping RequestGate,
+        consume: @escaping @Sendable (Success) async throws(BodyError) -> T
     ) async throws(FetchFailure) -> T {
         var attempt = 0
         while true {
             attempt += 1
             // The host's slot is held for the whole attempt, body included.
             await politeness.acquire(host: url.host, crawlDelay: await crawlDelay(url))
-            let outcome = await self.attempt(
+            let outcome = await attemptWithinDeadline(
                 url, method: method, headers: headers, deadline: deadline, gate: gate, consume: consume)
             await politeness.release(host: url.host)
             let failure: FetchFailure
@@ -79,6 +79,44 @@ struct HTTPSession: Sendable {
                 throw FetchFailure(.networkError, "cancelled")
             }
         }
+    }
+
+    /// One attempt, cut off at `deadline` however slowly the body trickles in (the client's
+    /// own deadline does not interrupt a body that keeps sending). Running out of time is final:
+    /// the deadline is per item, so a server that never finishes is not asked again.
+    private func attemptWithinDeadline<T: Sendable>(
+        _ url: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration,
+        gate: @escaping RequestGate, consume: @escaping @Sendable (Success) async throws(BodyError) -> T
+    ) async -> Result<T, Attempt> {
+        let headers = headers.map { Header(name: $0.0, value: $0.1) }
+        return await withTaskGroup(of: Result<T, Attempt>?.self) { group in
+            group.addTask {
+                await self.attempt(
+                    url, method: method, headers: headers.map { ($0.name, $0.value) }, deadline: deadline, gate: gate,
+                    consume: consume)
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: deadline)
+                } catch {
+                    return nil
+                }
+                return .failure(.final(FetchFailure(.timeout, "\(url) did not finish within \(deadline)")))
+            }
+            while let result = await group.next() {
+                if let result {
+                    group.cancelAll()
+                    return result
+                }
+            }
+            return .failure(.final(FetchFailure(.networkError, "\(url): cancelled")))
+        }
+    }
+
+    /// A header as a Sendable value (tuples are not).
+    private struct Header: Sendable {
+        var name: String
+        var value: String
     }
 
     private func attempt<T: Sendable>(
