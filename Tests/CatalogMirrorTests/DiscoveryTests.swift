@@ -99,3 +99,60 @@ struct DiscoveryTests {
         #expect(RobotsTxt(parsing: "User-agent: *\nCrawl-delay: 99999", userAgent: "x").crawlDelay == .seconds(60))
     }
 }
+
+@Suite("Large feeds")
+struct LargeFeedTests {
+    /// The n-th chunk of a 100,000-item RSS feed, generated on demand (never whole in memory).
+    static func chunk(_ index: Int, items: Int, perChunk: Int) -> [UInt8]? {
+        let first = index * perChunk
+        guard first < items else { return nil }
+        var text =
+            index == 0
+            ? "<?xml version=\"1.0\"?><rss xmlns:media=\"http://search.yahoo.com/mrss/\"><channel><title>Big</title>" : ""
+        for item in first..<min(first + perChunk, items) {
+            text +=
+                "<item><title>Item \(item)</title><description>A description of item \(item), long enough to matter.</description>"
+            text += "<media:content url=\"http://h/img/\(item).jpg\" medium=\"image\" width=\"800\" height=\"600\"/></item>\n"
+        }
+        if first + perChunk >= items { text += "</channel></rss>" }
+        return Array(text.utf8)
+    }
+
+    @Test("a 100,000-item feed streams through with one item's memory; items come out as they close")
+    func hundredThousandItems() throws {
+        let parser = FeedStreamParser(url: "http://h/feed")
+        var count = 0
+        var firstOut: Int?
+        var maxRetained = 0
+        var index = 0
+        while let bytes = Self.chunk(index, items: 100_000, perChunk: 500) {
+            // Feed in odd-sized pieces so items and tags are split across calls.
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + 7_919, bytes.count)
+                let out = try bytes[offset..<end].withUnsafeBytes { try parser.feed($0) }
+                count += out.count
+                if firstOut == nil, count > 0 { firstOut = index }
+                maxRetained = max(maxRetained, parser.retainedTextBytes)
+                offset = end
+            }
+            index += 1
+        }
+        count += try parser.finish().count
+        #expect(count == 100_000)
+        #expect(firstOut == 0)
+        #expect(maxRetained < 64 * 1024)
+    }
+
+    @Test("an item too large to keep is cut, not held whole")
+    func oversizedItem() throws {
+        let parser = FeedStreamParser(url: "http://h/feed")
+        var xml = "<rss><channel><item><title>" + String(repeating: "x", count: 1_000_000) + "</title>"
+        xml += String(repeating: "<category>c</category>", count: 10_000)
+        xml += "<enclosure url=\"/a.png\"/></item></channel></rss>"
+        var images = try Array(xml.utf8).withUnsafeBytes { try parser.feed($0) }
+        images += try parser.finish()
+        #expect(parser.retainedTextBytes == 0)
+        #expect(images.isEmpty || images.allSatisfy { ($0.title?.utf8.count ?? 0) <= FeedStreamParser.maxTextPerElement })
+    }
+}

@@ -289,3 +289,61 @@ enum GalleryPagesEscape {
             .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }
+
+@Suite("Large feeds over the network")
+struct LargeFeedNetworkTests {
+    @Test("keys from a streaming feed reach the downloader before the feed has ended")
+    func keysFlowWhileParsing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = TestServer()
+        let sawImageEarly = Mutex(false)
+        let items = 5_000
+        try await server.run(routes: { router, _ in
+            router.get("/") { _, _ in html("<link rel=\"alternate\" type=\"application/rss+xml\" href=\"/big.rss\">") }
+            router.get("/img/{name}") { _, _ in bytes(Fixture.png) }
+            router.get("/big.rss") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "application/rss+xml"],
+                    body: ResponseBody { writer in
+                        var sent = 0
+                        var chunk = 0
+                        while let bytes = LargeFeed.chunk(chunk, items: items, perChunk: 250) {
+                            try await writer.write(ByteBuffer(bytes: bytes))
+                            sent += 250
+                            chunk += 1
+                            if sent == items / 2 {
+                                // Hold the second half until an image has been requested (bounded wait).
+                                for _ in 0..<500 where !server.log.contains(where: { $0.hasPrefix("/img/") }) {
+                                    try await Task.sleep(for: .milliseconds(20))
+                                }
+                                sawImageEarly.withLock { $0 = server.log.contains { $0.hasPrefix("/img/") } }
+                            }
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
+        }) { origin in
+            var configuration = testConfiguration(source: origin + "/", output: directory.url.appendingPathComponent("m"))
+            configuration.validation.include = ["/img/1*.png"]  // a few hundred downloads, the rest excluded
+            let report = try await MirrorEngine(configuration: configuration).run()
+            #expect(report.keys == items)
+            #expect(report.published == (0..<items).filter { String($0).hasPrefix("1") }.count)
+        }
+        #expect(sawImageEarly.withLock { $0 }, "no image was requested before the feed's second half was sent")
+    }
+}
+
+/// A large RSS feed in chunks, generated on demand.
+enum LargeFeed {
+    static func chunk(_ index: Int, items: Int, perChunk: Int) -> [UInt8]? {
+        let first = index * perChunk
+        guard first < items else { return nil }
+        var text = index == 0 ? "<?xml version=\"1.0\"?><rss><channel><title>Big</title>" : ""
+        for item in first..<min(first + perChunk, items) {
+            text += "<item><title>Item \(item)</title><enclosure url=\"/img/\(item).png\" type=\"image/png\"/></item>\n"
+        }
+        if first + perChunk >= items { text += "</channel></rss>" }
+        return Array(text.utf8)
+    }
+}

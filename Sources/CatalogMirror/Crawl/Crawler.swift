@@ -72,7 +72,9 @@ struct Crawler: Sendable {
     }
 
     /// Crawls from the fetched start page, calling `emit` for every image reference in order.
-    func crawl(start: FetchedDocument, emit: @Sendable (Discovery) async -> Void) async throws(CrawlError) -> CrawlSummary {
+    func crawl(start: FetchedDocument, emit: @escaping @Sendable (Discovery) async -> Void) async throws(CrawlError)
+        -> CrawlSummary
+    {
         var summary = CrawlSummary()
         var feeds: [CanonicalURL] = configuration.feed.map { [$0] } ?? []
         var seenFeeds = Set(feeds)
@@ -137,13 +139,7 @@ struct Crawler: Sendable {
                 summary.pageFailures.append("feed \(feed) is \(refusal); not read")
                 continue
             }
-            let document: FetchedDocument
-            do {
-                document = try await session.document(feed, accept: Self.feedAccept, gate: gate, cache: cache)
-            } catch {
-                throw CrawlError(message: "cannot read the feed \(feed): \(error.detail) (\(error.reason))")
-            }
-            try await readFeed(document, summary: &summary, emit: emit)
+            try await readFeed(at: feed, summary: &summary, emit: emit)
         }
         if configuration.feed == nil, let robots {
             await readSitemaps(named: robots.policy(for: source), summary: &summary, emit: emit)
@@ -189,6 +185,155 @@ struct Crawler: Sendable {
         }
     }
 
+    /// What reading one feed found.
+    private struct FeedResult: Sendable {
+        /// Set when the body was not XML and was read whole instead of streamed.
+        var document: FetchedDocument?
+        var sitemaps: [String] = []
+        var unusable = 0
+    }
+
+    /// Reads the feed or listing at `url`. An XML feed streams: its body goes into the SAX
+    /// parser as it arrives and each item's keys are emitted as soon as the item closes, so
+    /// memory stays bounded however long the feed is, and downloads start before it ends.
+    /// JSON listings, and anything that is not XML, are read whole.
+    private func readFeed(
+        at url: CanonicalURL, summary: inout CrawlSummary, emit: @escaping @Sendable (Discovery) async -> Void
+    ) async throws(CrawlError) {
+        let stored = await cache?.validators(for: url)
+        let headers = [("Accept", Self.feedAccept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])
+        let limit = session.configuration.maxDocumentBytes
+        let clock = TransferClock()
+        let cache = self.cache
+        let result: FeedResult
+        do {
+            result = try await session.get(
+                url, headers: headers, deadline: session.configuration.documentDeadline, gate: gate, clock: clock
+            ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> FeedResult in
+                if success.response.status.code == 304 {
+                    guard let copy = await cache?.document(for: url) else {
+                        throw .fatal(FetchFailure(.networkError, "\(url) answered 304 but no stored copy is left"))
+                    }
+                    return FeedResult(document: copy)
+                }
+                return try await Self.stream(success, limit: limit, clock: clock, cache: cache, requested: url, emit: emit)
+            }
+        } catch {
+            throw CrawlError(
+                message: "cannot read the feed \(url): \(error.detail)"
+                    + (error.reason.rawValue == "unreadable" ? "" : " (\(error.reason))"))
+        }
+        if let document = result.document {
+            try await readFeed(document, summary: &summary, emit: emit)
+            return
+        }
+        summary.feeds += 1
+        summary.unusableReferences += result.unusable
+        progress.update { $0.feedsRead += 1 }
+    }
+
+    private static func stream(
+        _ success: HTTPSession.Success, limit: Int, clock: TransferClock, cache: DocumentCache?, requested: CanonicalURL,
+        emit: @escaping @Sendable (Discovery) async -> Void
+    ) async throws(HTTPSession.BodyError) -> FeedResult {
+        let headers = success.response.headers
+        let contentType = headers.first(name: "content-type") ?? ""
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        let charset = contentType.split(separator: ";").dropFirst().first { $0.lowercased().contains("charset=") }
+            .map { String($0.split(separator: "=").last ?? "").trimmingCharacters(in: ["\"", "'", " "]) }
+        var parser: FeedStreamParser?
+        var buffered: [UInt8] = []
+        var total = 0
+        var result = FeedResult()
+        var writer: TemporaryFileWriter?
+        var hasher = SHA256()
+        defer { writer?.discard() }
+        func deliver(_ references: [ImageReference]) async {
+            clock.pause()
+            defer { clock.resume() }
+            for reference in references where !Self.isInert(reference) {
+                if let discovery = Self.discovery(reference, base: success.url) {
+                    await emit(discovery)
+                } else {
+                    result.unusable += 1
+                }
+            }
+        }
+        do {
+            for try await buffer in success.response.body {
+                total += buffer.readableBytes
+                if total > limit {
+                    throw HTTPSession.BodyError.fatal(FetchFailure(.tooLarge, "\(success.url) is larger than \(limit) bytes"))
+                }
+                if parser == nil {
+                    buffered += buffer.readableBytesView
+                    let probe = FetchedDocument(
+                        url: success.url, mediaType: mediaType, charset: charset, bytes: Array(buffered.prefix(512)))
+                    guard buffered.count >= 256 else { continue }
+                    guard probe.kind == .xml else { continue }  // read whole; decided at the end
+                    parser = FeedStreamParser(url: success.url.string)
+                    if cache?.isWritable == true, let directory = cache?.directory {
+                        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                        writer = try? TemporaryFileWriter(in: directory)
+                    }
+                    let chunk = buffered
+                    buffered = []
+                    hasher.update(data: chunk)
+                    try chunk.withUnsafeBytes { try writer?.write($0) }
+                    await deliver(try chunk.withUnsafeBytes { raw throws(MarkupError) in try parser!.feed(raw) })
+                    continue
+                }
+                let references = try buffer.withUnsafeReadableBytes { raw throws(MarkupError) in
+                    hasher.update(bufferPointer: raw)
+                    try? writer?.write(raw)
+                    return try parser!.feed(raw)
+                }
+                await deliver(references)
+            }
+        } catch let error as HTTPSession.BodyError {
+            throw error
+        } catch let error as MarkupError {
+            throw .fatal(FetchFailure(RejectionReason(rawValue: "unreadable"), error.message))
+        } catch {
+            throw .interrupted(HTTPSession.classify(error, url: success.url))
+        }
+        guard let parser else {
+            // Short or not XML: read whole, like any other document.
+            let document = FetchedDocument(url: success.url, mediaType: mediaType, charset: charset, bytes: buffered)
+            await cache?.store(
+                document, for: requested,
+                validators: Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified")))
+            return FeedResult(document: document)
+        }
+        do {
+            await deliver(try parser.finish())
+        } catch {
+            throw .fatal(FetchFailure(RejectionReason(rawValue: "unreadable"), error.message))
+        }
+        result.sitemaps = parser.sitemaps
+        if let file = writer, (try? file.finish()) != nil {
+            writer = nil
+            await cache?.store(
+                file: file.url, sha256: hasher.finalize().hexString, for: requested, finalURL: success.url, mediaType: mediaType,
+                charset: charset,
+                validators: Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified")))
+        }
+        return result
+    }
+
+    /// True for references that name no fetchable resource (`data:`, `javascript:`, ...).
+    static func isInert(_ reference: ImageReference) -> Bool {
+        let raw = reference.url.trimmingSpaces
+        guard let colon = raw.firstIndex(of: ":") else { return false }
+        return inertSchemes.contains(raw[..<colon].lowercased())
+    }
+
+    /// The discovery for `reference` found in a document at `base`, or nil when its URL is
+    /// unusable.
+    static func discovery(_ reference: ImageReference, base: CanonicalURL) -> Discovery? {
+        CanonicalURL(reference.url.trimmingSpaces, relativeTo: base).map { Discovery(key: $0, reference: reference) }
+    }
+
     private func readFeed(
         _ document: FetchedDocument, summary: inout CrawlSummary, emit: @Sendable (Discovery) async -> Void
     ) async throws(CrawlError) {
@@ -223,13 +368,12 @@ struct Crawler: Sendable {
         _ reference: ImageReference, base: CanonicalURL, summary: inout CrawlSummary,
         emit: @Sendable (Discovery) async -> Void
     ) async {
-        let raw = reference.url.trimmingSpaces
-        if let colon = raw.firstIndex(of: ":"), Self.inertSchemes.contains(raw[..<colon].lowercased()) { return }
-        guard let key = CanonicalURL(raw, relativeTo: base) else {
+        guard !Self.isInert(reference) else { return }
+        guard let discovery = Self.discovery(reference, base: base) else {
             summary.unusableReferences += 1
             return
         }
-        await emit(Discovery(key: key, reference: reference))
+        await emit(discovery)
     }
 
     /// Pages are followed only on the source's host and port, under the source's directory

@@ -20,8 +20,9 @@ actor DocumentCache {
         var finalURL: String
     }
 
-    private let directory: URL
-    private let readOnly: Bool
+    /// Where bodies are kept (and streamed bodies are written first).
+    nonisolated let directory: URL
+    private nonisolated let readOnly: Bool
     private var entries: [String: Entry]
     private var changed = false
 
@@ -70,6 +71,25 @@ actor DocumentCache {
             charset: document.charset, body: name, finalURL: document.url.string)
         changed = true
     }
+
+    /// Remembers a document whose body was streamed into `file` (inside `directory`).
+    func store(
+        file: URL, sha256: String, for url: CanonicalURL, finalURL: CanonicalURL, mediaType: String?, charset: String?,
+        validators: Validators
+    ) {
+        let destination = directory.appendingPathComponent(sha256)
+        guard !readOnly, !validators.isEmpty, rename(file.path, destination.path) == 0 else {
+            try? FileManager.default.removeItem(at: file)
+            return
+        }
+        entries[url.string] = Entry(
+            etag: validators.etag, lastModified: validators.lastModified, mediaType: mediaType, charset: charset,
+            body: sha256, finalURL: finalURL.string)
+        changed = true
+    }
+
+    /// Whether streamed bodies should be kept at all (not in a dry run).
+    nonisolated var isWritable: Bool { !readOnly }
 
     /// Saves the index (after a successful run) and removes bodies it no longer names.
     func save() {

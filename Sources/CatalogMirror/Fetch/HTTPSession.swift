@@ -51,6 +51,7 @@ struct HTTPSession: Sendable {
         headers: [(String, String)],
         deadline: Duration,
         gate: @escaping RequestGate,
+        clock: TransferClock? = nil,
         consume: @escaping @Sendable (Success) async throws(BodyError) -> T
     ) async throws(FetchFailure) -> T {
         var attempt = 0
@@ -59,7 +60,8 @@ struct HTTPSession: Sendable {
             // The host's slot is held for the whole attempt, body included.
             await politeness.acquire(host: url.host, crawlDelay: await crawlDelay(url))
             let outcome = await attemptWithinDeadline(
-                url, method: method, headers: headers, deadline: deadline, gate: gate, consume: consume)
+                url, method: method, headers: headers, deadline: deadline, gate: gate, clock: clock ?? TransferClock(),
+                consume: consume)
             await politeness.release(host: url.host)
             let failure: FetchFailure
             let retryDelay: Duration
@@ -86,7 +88,7 @@ struct HTTPSession: Sendable {
     /// the deadline is per item, so a server that never finishes is not asked again.
     private func attemptWithinDeadline<T: Sendable>(
         _ url: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration,
-        gate: @escaping RequestGate, consume: @escaping @Sendable (Success) async throws(BodyError) -> T
+        gate: @escaping RequestGate, clock: TransferClock, consume: @escaping @Sendable (Success) async throws(BodyError) -> T
     ) async -> Result<T, Attempt> {
         let headers = headers.map { Header(name: $0.0, value: $0.1) }
         return await withTaskGroup(of: Result<T, Attempt>?.self) { group in
@@ -96,10 +98,15 @@ struct HTTPSession: Sendable {
                     consume: consume)
             }
             group.addTask {
-                do {
-                    try await Task.sleep(for: deadline)
-                } catch {
-                    return nil
+                let started = ContinuousClock.now
+                while true {
+                    let used = ContinuousClock.now - started - clock.paused
+                    if used >= deadline { break }
+                    do {
+                        try await Task.sleep(for: deadline - used)
+                    } catch {
+                        return nil
+                    }
                 }
                 return .failure(.final(FetchFailure(.timeout, "\(url) did not finish within \(deadline)")))
             }

@@ -19,42 +19,19 @@ public enum FeedScanner {
     }
 
     /// Parses `bytes` (fetched from `url`). Throws when the document is not XML, declares
-    /// entities, or is XML but neither RSS nor Atom (an HTML error page, say).
+    /// entities, or is XML but not RSS, Atom or a sitemap (an HTML error page, say).
     public static func scan(_ bytes: [UInt8], url: String) throws(MarkupError) -> Scan {
-        let document = try MarkupDocument.xml(bytes, url: url)
-        guard let root = document.root else { throw MarkupError(message: "no root element") }
-        switch root.name.lowercased() {
-        case "rss", "rdf":
-            return Scan(kind: .rss, images: items(in: document, named: "item", namespace: nil, read: rssItem))
-        case "feed" where root.namespaceURI == atom:
-            return Scan(kind: .atom, images: items(in: document, named: "entry", namespace: atom, read: atomEntry))
-        case "urlset" where root.namespaceURI == sitemap:
-            return Scan(kind: .sitemap, images: items(in: document, named: "url", namespace: sitemap, read: sitemapURL))
-        case "sitemapindex" where root.namespaceURI == sitemap:
-            let locations = root.elementChildren.filter { $0.name == "sitemap" }.compactMap {
-                $0.elementChildren.first { $0.name == "loc" }?.text.nonEmpty
-            }
-            return Scan(kind: .sitemap, images: [], sitemaps: locations)
-        default:
-            throw MarkupError(message: "root element <\(root.name)> is not RSS, Atom or a sitemap")
-        }
+        let parser = FeedStreamParser(url: url)
+        let fed = bytes.withUnsafeBytes { raw in Result { () throws(MarkupError) in try parser.feed(raw) } }
+        var images = try fed.get()
+        images += try parser.finish()
+        guard let kind = parser.kind else { throw MarkupError(message: "no root element") }
+        return Scan(kind: kind, images: images, sitemaps: parser.sitemaps)
     }
 
-    private static func items(
-        in document: MarkupDocument, named name: String, namespace: String?, read: (MarkupNode) -> [ImageReference]
-    ) -> [ImageReference] {
-        var result: [ImageReference] = []
-        document.walk { node in
-            guard node.name == name, namespace == nil || node.namespaceURI == namespace else { return true }
-            result += read(node)
-            return false
-        }
-        return result
-    }
-
-    private static func rssItem(_ item: MarkupNode) -> [ImageReference] {
+    static func rssItem(_ item: FeedNode) -> [ImageReference] {
         let children = item.elementChildren
-        func child(_ name: String, _ namespace: String? = nil) -> MarkupNode? {
+        func child(_ name: String, _ namespace: String? = nil) -> FeedNode? {
             children.first { $0.name == name && $0.namespaceURI == namespace }
         }
         var title = child("title")?.text.nonEmpty
@@ -72,7 +49,7 @@ public enum FeedScanner {
         }
         // media:content stands in the item or in media:group, whose contents are one image in
         // several sizes: take the largest. Thumbnails only when nothing else is listed.
-        var media: [MarkupNode] = children.filter { $0.namespaceURI == mediaRSS && $0.name == "content" && isImageMedia($0) }
+        var media: [FeedNode] = children.filter { $0.namespaceURI == mediaRSS && $0.name == "content" && isImageMedia($0) }
         for group in children where group.namespaceURI == mediaRSS && group.name == "group" {
             let contents = group.elementChildren.filter {
                 $0.namespaceURI == mediaRSS && $0.name == "content" && isImageMedia($0)
@@ -92,7 +69,7 @@ public enum FeedScanner {
             // No enclosure and no media: the images a reader sees are in the item's HTML.
             let html = [child("encoded", contentModule), child("description")].compactMap { $0 }
             for node in html {
-                for url in embeddedImages(node.rawText) {
+                for url in embeddedImages(node.text) {
                     references.append(ImageReference(url: url, title: title, titleSource: .catalog, metadata: metadata))
                 }
             }
@@ -109,7 +86,7 @@ public enum FeedScanner {
         return references
     }
 
-    private static func atomEntry(_ entry: MarkupNode) -> [ImageReference] {
+    static func atomEntry(_ entry: FeedNode) -> [ImageReference] {
         let children = entry.elementChildren.filter { $0.namespaceURI == atom }
         let title = children.first { $0.name == "title" }?.text.nonEmpty
         var metadata: [String: String] = [:]
@@ -127,7 +104,7 @@ public enum FeedScanner {
         }
         // <content type="html"> carries escaped HTML: the images in it are the entry's images.
         for content in children where content.name == "content" && content.attribute("type")?.lowercased() == "html" {
-            for url in embeddedImages(content.rawText) {
+            for url in embeddedImages(content.text) {
                 references.append(ImageReference(url: url, title: title, titleSource: .catalog, metadata: metadata))
             }
         }
@@ -136,7 +113,7 @@ public enum FeedScanner {
 
     /// One `<url>` of an image sitemap: each `<image:image>` with its `<image:loc>`, titled by
     /// `<image:title>` (or `<image:caption>`).
-    private static func sitemapURL(_ url: MarkupNode) -> [ImageReference] {
+    static func sitemapURL(_ url: FeedNode) -> [ImageReference] {
         url.elementChildren.filter { $0.name == "image" && $0.namespaceURI == imageSitemap }.compactMap { image in
             let fields = image.elementChildren.filter { $0.namespaceURI == imageSitemap }
             guard let loc = fields.first(where: { $0.name == "loc" })?.text.nonEmpty else { return nil }
@@ -149,14 +126,14 @@ public enum FeedScanner {
         }
     }
 
-    private static func isImageMedia(_ node: MarkupNode) -> Bool {
+    private static func isImageMedia(_ node: FeedNode) -> Bool {
         if let medium = node.attribute("medium")?.lowercased() { return medium == "image" }
         if let type = node.attribute("type")?.lowercased() { return type.hasPrefix("image/") }
         return true
     }
 
     /// Pixels when width and height are given, else the declared file size, else 0.
-    private static func mediaSize(_ node: MarkupNode) -> Int64 {
+    private static func mediaSize(_ node: FeedNode) -> Int64 {
         if let width = node.attribute("width").flatMap({ Int64($0.trimmingSpaces) }),
             let height = node.attribute("height").flatMap({ Int64($0.trimmingSpaces) })
         {

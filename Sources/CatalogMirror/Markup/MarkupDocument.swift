@@ -7,7 +7,7 @@ public struct MarkupError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A parsed libxml2 tree (HTML or XML). Owns the C document and frees it in `deinit`; nodes
+/// A parsed libxml2 HTML tree (feeds are streamed: see `FeedStreamParser`). Owns the C document and frees it in `deinit`; nodes
 /// handed out by `walk` never outlive the call, so no node can outlive its document.
 final class MarkupDocument {
     private let document: xmlDocPtr
@@ -40,42 +40,11 @@ final class MarkupDocument {
         return MarkupDocument(document: document)
     }
 
-    /// Parses XML with network, DTD loading and entity substitution off. A document that
-    /// declares entities is refused: expanding them is how XXE and "billion laughs" attacks
-    /// work, and no honest feed needs them.
-    static func xml(_ bytes: [UInt8], url: String) throws(MarkupError) -> MarkupDocument {
-        LibXML.ensureInitialized()
-        guard let context = xmlNewParserCtxt() else { throw MarkupError(message: "out of memory") }
-        defer { xmlFreeParserCtxt(context) }
-        guard !bytes.isEmpty else { throw MarkupError(message: "empty document") }
-        let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                xmlCtxtReadMemory(context, chars.baseAddress, Int32(clamping: chars.count), url, nil, LibXML.xmlOptions)
-            }
-        }
-        guard let document else { throw MarkupError(message: lastError(context) ?? "not well-formed XML") }
-        let parsed = MarkupDocument(document: document)
-        if parsed.declaresEntities {
-            throw MarkupError(message: "the document declares XML entities; refused (entity expansion is unsafe)")
-        }
-        return parsed
-    }
-
     private static func lastError(_ context: xmlParserCtxtPtr) -> String? {
         guard let message = context.pointee.lastError.message else { return nil }
         let text = String(cString: message).collapsingWhitespace
         let line = context.pointee.lastError.line
         return text.isEmpty ? nil : (line > 0 ? "line \(line): \(text)" : text)
-    }
-
-    private var declaresEntities: Bool {
-        guard let subset = xmlGetIntSubset(document) else { return false }
-        var child = subset.pointee.children
-        while let node = child {
-            if node.pointee.type == XML_ENTITY_DECL { return true }
-            child = node.pointee.next
-        }
-        return false
     }
 
     /// The root element, if the document has one.
