@@ -120,8 +120,13 @@ struct ServerBehaviourTests {
     func bodies() async throws {
         let (manifest, _) = try await mirror(
             page:
-                "<img src=\"/slow.png\"><img src=\"/short.png\"><img src=\"/big.png\"><img src=\"/empty.png\"><img src=\"/cut.png\">",
-            configure: { $0.validation.maxSize = 100_000 }
+                "<img src=\"/slow.png\"><img src=\"/short.png\"><img src=\"/big.png\"><img src=\"/empty.png\"><img src=\"/cut.png\">"
+                + "<img src=\"/long.png\"><img src=\"/endless.png\"><img src=\"/silent.png\">",
+            configure: {
+                $0.validation.maxSize = 100_000
+                $0.fetch.readTimeout = .seconds(3)
+                $0.fetch.retry.maxAttempts = 1
+            }
         ) { router, _ in
             router.get("/slow.png") { _, _ in
                 Response(
@@ -143,6 +148,29 @@ struct ServerBehaviourTests {
                     })
             }
             router.get("/cut.png") { _, _ in bytes(Array(Fixture.png.dropLast(40))) }
+            router.get("/long.png") { _, _ in
+                // Declares less than it sends: the declared bytes are not a whole image.
+                Response(
+                    status: .ok, headers: [.contentType: "image/png", .contentLength: "\(Fixture.png.count - 100)"],
+                    body: ResponseBody { writer in
+                        try await writer.write(ByteBuffer(bytes: Fixture.png))
+                        try await writer.finish(nil)
+                    })
+            }
+            router.get("/endless.png") { _, _ in
+                // No declared length: --max-size must stop it while streaming.
+                Response(
+                    status: .ok, headers: [.contentType: "image/png"],
+                    body: ResponseBody { writer in
+                        try await writer.write(ByteBuffer(bytes: Fixture.png.prefix(16)))
+                        for _ in 0..<1_000 { try await writer.write(ByteBuffer(bytes: [UInt8](repeating: 0, count: 64 * 1024))) }
+                        try await writer.finish(nil)
+                    })
+            }
+            router.get("/silent.png") { _, _ in
+                try await Task.sleep(for: .seconds(5))
+                return bytes(Fixture.png)
+            }
             router.get("/big.png") { _, _ in bytes([UInt8](repeating: 0x89, count: 200_000)) }
             router.get("/empty.png") { _, _ in bytes([]) }
         }
@@ -152,6 +180,9 @@ struct ServerBehaviourTests {
         #expect(reasons["empty.png"] == "empty")
         #expect(reasons["short.png"] == "truncated")
         #expect(reasons["cut.png"] == "truncated")
+        #expect(reasons["long.png"] == "truncated")
+        #expect(reasons["endless.png"] == "too-large")
+        #expect(reasons["silent.png"] == "timeout")
     }
 
     @Test("gzip pages are decoded and an ISO-8859-1 page gives correct titles")
