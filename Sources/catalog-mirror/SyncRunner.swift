@@ -1,6 +1,7 @@
 import CatalogMirror
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs one sync for a command: the engine, the live progress line (terminal only), SIGINT and
 /// SIGTERM handling (cancel, leave the mirror as it was), the report file, and the final lines.
@@ -109,14 +110,18 @@ struct SyncRunner {
     }
 }
 
-/// Holds the dispatch sources of `SyncRunner.signals()` until the stream ends.
-// Safety: `sources` is written once in init and only read afterwards; DispatchSource.cancel()
-// is documented as safe to call from any thread.
-private final class SignalSources: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-    init(sources: [any DispatchSourceSignal]) { self.sources = sources }
+/// Holds the dispatch sources of `SyncRunner.signals()` until the stream ends; the mutex makes
+/// the holder Sendable without vouching for the sources themselves.
+private final class SignalSources: Sendable {
+    private let sources: Mutex<[any DispatchSourceSignal]>
+
+    init(sources: sending [any DispatchSourceSignal]) { self.sources = Mutex(sources) }
+
     func cancel() {
-        for source in sources { source.cancel() }
+        sources.withLock { sources in
+            for source in sources { source.cancel() }
+            sources = []
+        }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }

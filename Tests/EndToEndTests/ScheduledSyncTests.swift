@@ -59,8 +59,11 @@ func incompleteImage(_ url: URL) -> String? {
 
 @Suite("Scheduled sync")
 struct ScheduledSyncTests {
-    @Test("changed images are replaced, removed ones pruned, new ones added; the rest keeps its names")
-    func incremental() async throws {
+    /// Mirrors the fixture gallery once into a fresh directory, then runs `body` with the
+    /// server (to change the catalog), the configuration used, and the mirror directory.
+    func afterFirstSync(
+        _ body: @Sendable (GalleryServer, URL, MirrorConfiguration, URL) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let server = GalleryServer(catalog: Fixture.catalog())
@@ -68,6 +71,13 @@ struct ScheduledSyncTests {
         try await server.run { url in
             let configuration = testConfiguration(source: url.absoluteString, output: output)
             _ = try await MirrorEngine(configuration: configuration).run()
+            try await body(server, url, configuration, output)
+        }
+    }
+
+    @Test("changed images are replaced, removed ones pruned, new ones added; the rest keeps its names")
+    func incremental() async throws {
+        try await afterFirstSync { server, url, configuration, output in
             let first = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
             let key = { (id: Int) in "http://127.0.0.1:\(url.port!)/gallery/image?\(id)" }
             let firstPath = { (id: Int) in first.items.first { $0.key == key(id) }?.path }
@@ -114,13 +124,8 @@ struct ScheduledSyncTests {
 
     @Test("a listing that collapses trips the --max-delete guard: exit 4, nothing deleted")
     func pruneGuard() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let server = GalleryServer(catalog: Fixture.catalog())
-        let output = directory.url.appendingPathComponent("m")
-        try await server.run { url in
-            var configuration = testConfiguration(source: url.absoluteString, output: output)
-            _ = try await MirrorEngine(configuration: configuration).run()
+        try await afterFirstSync { server, _, configuration, output in
+            var configuration = configuration
             let before = try snapshot(output)
             // The listing drops to 10 % of its items.
             server.update { $0.entries = Array($0.entries.prefix(1)) + $0.entries.suffix(2) }
@@ -140,13 +145,7 @@ struct ScheduledSyncTests {
 
     @Test("an outage exits 3 and leaves the mirror byte for byte as it was")
     func outage() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let server = GalleryServer(catalog: Fixture.catalog())
-        let output = directory.url.appendingPathComponent("m")
-        try await server.run { url in
-            let configuration = testConfiguration(source: url.absoluteString, output: output)
-            _ = try await MirrorEngine(configuration: configuration).run()
+        try await afterFirstSync { server, _, configuration, output in
             let before = try snapshot(output)
             server.update { $0.outage = true }
             await #expect {
