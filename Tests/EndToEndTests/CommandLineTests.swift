@@ -154,6 +154,10 @@ struct CommandLineTests {
             let report = try RunReport.decode(Data(contentsOf: directory.url.appendingPathComponent("report.json")))
             #expect(report.exitStatus == 1)
             #expect(report.failed == ["http-404": 1, "not-an-image": 1])
+            #expect(report.added == 12 && report.bytesDownloaded > 0 && report.durationSeconds > 0)
+            let phases = report.phases
+            #expect(Set(phases.keys) == ["crawl", "fetch", "publish"])
+            #expect(phases["crawl"]! <= phases["fetch"]! && phases["fetch"]! <= phases["publish"]!)
             let settings = try SettingsStore.load(MirrorLayout(root: directory.url.appendingPathComponent("mirror")))
             #expect(settings?.source == url.absoluteString)
             #expect(settings?.maxPages == 10)

@@ -123,6 +123,7 @@ public struct MirrorEngine: Sendable {
 
         let collected = await collect(crawler: crawler, start: start, chain: chain, loader: loader, storage: storage)
         await loader.finishStreams()
+        let fetchedAt = Date()
 
         let catalog: [CanonicalURL: CatalogEntry]
         let summary: CrawlSummary
@@ -155,7 +156,12 @@ public struct MirrorEngine: Sendable {
             await cache.save()
         }
         await ImageDatabase.close(storage)
-        return report(plan, summary: summary, catalog: catalog, layout: layout, startedAt: startedAt)
+        var result = report(plan, summary: summary, catalog: catalog, layout: layout, startedAt: startedAt)
+        result.phases = [
+            "crawl": (progress.snapshot.crawlFinishedAt ?? fetchedAt).timeIntervalSince(startedAt),
+            "fetch": fetchedAt.timeIntervalSince(startedAt), "publish": Date().timeIntervalSince(startedAt),
+        ]
+        return result
     }
 
     /// Publishes in the order that keeps every served page consistent: staged images into
@@ -253,6 +259,7 @@ public struct MirrorEngine: Sendable {
                 switch completion {
                 case .crawl(.success(let result)):
                     summary = result
+                    progress.update { $0.crawlFinishedAt = Date() }
                 case .crawl(.failure(let error)):
                     failure = failure ?? (Task.isCancelled ? .cancelled : .sourceUnavailable(error.message))
                     group.cancelAll()

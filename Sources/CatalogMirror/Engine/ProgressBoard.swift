@@ -18,6 +18,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
     /// Image bytes downloaded.
     public var bytes: Int64 = 0
     public var startedAt = Date()
+    /// When the crawl finished, if it has.
+    public var crawlFinishedAt: Date?
 
     public init() {}
 }

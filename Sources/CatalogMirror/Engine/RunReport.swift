@@ -24,6 +24,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var kept: Int = 0
     /// With `--dry-run`: the keys that would be added, replaced and removed.
     public var changes: [String: [String]]?
+    /// Seconds from the start of the run to the end of each phase: `crawl` (pages, feeds and
+    /// sitemaps read), `fetch` (every download settled; overlaps the crawl), `publish`.
+    public var phases: [String: Double] = [:]
     public var pages: Int
     public var feeds: Int
     /// Distinct keys seen.
