@@ -192,7 +192,7 @@ struct HostileInputTests {
                 }
             },
             configure: {
-                $0.fetch.imageDeadline = .seconds(1)
+                $0.fetch.imageDeadline = .seconds(3)
                 $0.fetch.retry.maxAttempts = 2
             })
         defer { result.directory.cleanup() }
