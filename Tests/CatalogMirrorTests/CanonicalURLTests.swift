@@ -59,6 +59,9 @@ struct CanonicalURLTests {
         #expect(CanonicalURL("http://a[:1x:/p") == nil)
         #expect(CanonicalURL("http://a]b/") == nil)
         #expect(CanonicalURL("http://[::1/") == nil)
+        // Found by fuzzing: a combining mark after the port colon hid it from a Character search,
+        // so the bad port was taken for part of the host.
+        #expect(CanonicalURL("HTTP:%ax999;99\u{FFFD}999)9HTTP:\u{06D9}xh\\\\x\\\\9y.9p") == nil)
     }
 
     @Test("two spellings of one resource are one key, ordered by bytes")
@@ -79,6 +82,8 @@ struct CanonicalURLTests {
             "http://user:pa%3ass@h/", "http://h/%zz%", "http://h/?a=%2f&b=%41",
             // Found by fuzzing: an authority-less path that becomes "//..." after dot removal.
             "x:/.//not-a-host/y",
+            // A combining mark after ":" or "/" must not fuse with it (see `rejects`).
+            "http://h/a:\u{0301}b/c\u{0301}/d",
         ])
     func fixedPoint(text: String) throws {
         let once = try #require(CanonicalURL(text))

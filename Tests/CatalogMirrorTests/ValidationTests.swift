@@ -42,6 +42,8 @@ struct ValidationTests {
             ("/a/*.png", "/a/b.png", true), ("/a/*.png", "/a/b/c.png", false), ("/a/**.png", "/a/b/c.png", true),
             ("/a/**/c.png", "/a/c.png", true), ("/a/**/c.png", "/a/x/y/c.png", true), ("*.png", "/deep/er/x.png", true),
             ("/a/?.png", "/a/b.png", true), ("/a/?.png", "/a/bb.png", false), ("/a", "/a/b", false),
+            // A combining mark after "/" must not hide the segment boundary from "*".
+            ("/a/*", "/a/x/\u{0301}y", false), ("/a/**", "/a/x/\u{0301}y", true),
         ])
     func glob(pattern: String, path: String, matches: Bool) {
         #expect(Glob(pattern).matches(path) == matches)

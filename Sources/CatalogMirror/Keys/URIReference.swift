@@ -28,7 +28,18 @@ struct URIReference: Equatable {
     init?(parsing text: String) {
         var cleaned = Substring(text).drop { $0.isControlOrSpace }
         while let last = cleaned.last, last.isControlOrSpace { cleaned = cleaned.dropLast() }
-        var input = String(cleaned.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })
+        // Non-ASCII is percent-encoded before any delimiter is looked for: a combining mark after
+        // ":" or "/" would otherwise fuse with it into one Character and hide it from the
+        // searches below (found by fuzzing). Normalization encodes it the same way anyway, and
+        // ASCII never forms multi-scalar Characters once CR and LF are gone.
+        var input = ""
+        for scalar in cleaned.unicodeScalars where scalar != "\t" && scalar != "\n" && scalar != "\r" {
+            if scalar.isASCII {
+                input.unicodeScalars.append(scalar)
+            } else {
+                for byte in String(scalar).utf8 { input += "%" + String(byte, radix: 16, uppercase: true) }
+            }
+        }
 
         // Fragment: never part of a key.
         if let hash = input.firstIndex(of: "#") { input = String(input[..<hash]) }

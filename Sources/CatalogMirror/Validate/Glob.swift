@@ -8,8 +8,10 @@ public struct Glob: Sendable, Equatable {
     public let pattern: String
     private let tokens: [Token]
 
+    // Patterns and paths are compared scalar by scalar: as Characters, a "/" followed by a
+    // combining mark would be one grapheme and "*" could cross the segment boundary.
     enum Token: Equatable {
-        case literal(Character)
+        case literal(Unicode.Scalar)
         case anyInSegment  // *
         case anyOne  // ?
         case anyAcross  // **
@@ -20,7 +22,7 @@ public struct Glob: Sendable, Equatable {
         self.pattern = pattern
         let anchored = pattern.hasPrefix("/") ? pattern : "/**/" + pattern
         var tokens: [Token] = []
-        let chars = Array(anchored)
+        let chars = Array(anchored.unicodeScalars)
         var index = 0
         while index < chars.count {
             let char = chars[index]
@@ -50,7 +52,7 @@ public struct Glob: Sendable, Equatable {
 
     /// True when the whole `path` matches.
     public func matches(_ path: String) -> Bool {
-        let text = Array(path)
+        let text = Array(path.unicodeScalars)
         // memo[t][p]: nil unknown; dynamic programming keeps hostile patterns linear-ish.
         var memo = [[Bool?]](repeating: [Bool?](repeating: nil, count: text.count + 1), count: tokens.count + 1)
         func match(_ t: Int, _ p: Int) -> Bool {
