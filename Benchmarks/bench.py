@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""catalog-mirror side by side with wget, wget2, httrack and aria2c, on one synthetic gallery
+served by nginx on 127.0.0.1, in the same run on the same machine.
+
+    python3 Benchmarks/bench.py [--sizes 2000 10000] [--reps 3] [--tools ...]
+
+For each size: generate the gallery (make_gallery.py), start nginx with its own config, then for
+each tool and repetition, in a fresh directory: a cold mirror, a no-op re-sync, and a re-sync
+after 1 % of the images changed. Wall time, CPU time and peak RSS come from /usr/bin/time;
+requests and body bytes from nginx's access log; completeness from the content hashes of what
+the tool wrote. The machine's limits: wrk against nginx, and a plain copy of the files.
+Results: a table on stdout and Benchmarks/results/N-<size>.md.
+"""
+import argparse
+import hashlib
+import os
+import pathlib
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent
+PORT = 18631
+PHASES = ["cold", "no-op", "1%"]
+
+
+def sh(command, **kwargs):
+    return subprocess.run(command, check=True, **kwargs)
+
+
+def ensure_tools():
+    needed = {"nginx": "nginx-light", "wget": "wget", "wget2": "wget2", "httrack": "httrack", "aria2c": "aria2",
+              "wrk": "wrk", "xmllint": "libxml2-utils"}
+    missing = [package for binary, package in needed.items() if shutil.which(binary) is None]
+    if not os.path.exists("/usr/bin/time"):
+        missing.append("time")
+    if missing:
+        print(f"installing {' '.join(missing)}", file=sys.stderr)
+        sh(["apt-get", "install", "-y", "-q", *missing], env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+           stdout=subprocess.DEVNULL)
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        sh([sys.executable, "-m", "pip", "install", "-q", "pillow"])
+
+
+def build_catalog_mirror():
+    sh(["swift", "build", "-c", "release", "--product", "catalog-mirror"], cwd=REPO, stdout=subprocess.DEVNULL)
+    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    return os.path.join(path, "catalog-mirror")
+
+
+class Nginx:
+    def __init__(self, work, site):
+        self.work = work
+        self.log = work / "access.log"
+        conf = work / "nginx.conf"
+        conf.write_text(f"""
+worker_processes 2;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{
+    types {{ text/html html; application/rss+xml rss; application/json json; image/png png; image/jpeg jpg; }}
+    log_format bench '$request_method $status $body_bytes_sent $uri';
+    access_log {self.log} bench;
+    sendfile on; tcp_nopush on; keepalive_requests 1000000; etag on;
+    server {{ listen 127.0.0.1:{PORT}; root {site}; }}
+}}
+""")
+        (work / "temp").mkdir(exist_ok=True)
+        sh(["nginx", "-c", str(conf), "-p", str(work / "temp"), "-g", "daemon on;"], stderr=subprocess.DEVNULL)
+        time.sleep(0.3)
+
+    def mark(self):
+        return self.log.stat().st_size if self.log.exists() else 0
+
+    def since(self, offset):
+        with open(self.log, "rb") as f:
+            f.seek(offset)
+            lines = f.read().decode().splitlines()
+        requests = len(lines)
+        body = sum(int(line.split()[2]) for line in lines)
+        full_images = sum(1 for line in lines if line.split()[1] == "200" and "/img/" in line)
+        return requests, body, full_images
+
+    def stop(self):
+        pid = (self.work / "nginx.pid").read_text().strip()
+        os.kill(int(pid), 3)  # SIGQUIT: graceful stop
+        time.sleep(0.3)
+
+
+def commands(tool, phase, out, binary, work):
+    url = f"http://127.0.0.1:{PORT}/gallery/"
+    if tool == "catalog-mirror":
+        if phase == "cold":
+            return [binary, "sync", url, "--out", str(out), "--quiet", "--concurrency", "8"]
+        return [binary, "sync", "--out", str(out), "--quiet"]
+    if tool == "wget":
+        return ["wget", "--mirror", "-q", "-np", "-nH", "-P", str(out), url]
+    if tool == "wget2":
+        return ["wget2", "--mirror", "--max-threads=8", "-q", "-np", "-nH", "-P", str(out), url]
+    if tool == "httrack":
+        # Without these httrack throttles itself to about one connection a second.
+        base = ["httrack", url, "-O", str(out), "-q", "-c8", "--connection-per-second=0", "--max-rate=0",
+                "--disable-security-limits", "-s0"]
+        return base if phase == "cold" else base + ["--update"]
+    if tool == "aria2c":
+        return ["aria2c", "-j", "8", "-i", str(work / "urls.txt"), "-d", str(out), "-q", "--auto-file-renaming=false",
+                "--allow-overwrite=true", "--conditional-get=true", "--file-allocation=none", "--remote-time=true"]
+    raise ValueError(tool)
+
+
+def timed(command):
+    timing = pathlib.Path("/tmp/bench-time.txt")
+    result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", str(timing), *command],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall, user, system, rss = timing.read_text().split()[-4:]
+    return float(wall), float(user) + float(system), int(rss) / 1024, result.returncode
+
+
+def hashes(directory):
+    found = set()
+    for root, _, files in os.walk(directory):
+        if ".catalog-mirror" in root:
+            continue
+        for name in files:
+            with open(os.path.join(root, name), "rb") as f:
+                found.add(hashlib.sha256(f.read()).hexdigest())
+    return found
+
+
+def expected_hashes(site):
+    return {hashlib.sha256(p.read_bytes()).hexdigest() for p in (site / "gallery" / "img").iterdir()}
+
+
+def limits(site, work, n):
+    # wrk over every image (a Lua script walks the list), 2 threads, 8 connections, 5 s.
+    script = work / "walk.lua"
+    paths = [f"/gallery/img/{p.name}" for p in sorted((site / "gallery" / "img").iterdir())]
+    script.write_text("paths = {" + ",".join(f'"{p}"' for p in paths) + "}\ni = 0\n"
+                      "request = function() i = i % #paths + 1; return wrk.format(nil, paths[i]) end\n")
+    out = subprocess.run(["wrk", "-t2", "-c8", "-d5s", "-s", str(script), f"http://127.0.0.1:{PORT}/"],
+                         capture_output=True, text=True).stdout
+    rate = next((float(line.split()[1]) for line in out.splitlines() if line.startswith("Requests/sec")), 0.0)
+    transfer = next((line.split()[1] for line in out.splitlines() if line.startswith("Transfer/sec")), "?")
+    target = work / "copy"
+    shutil.rmtree(target, ignore_errors=True)
+    started = time.time()
+    shutil.copytree(site / "gallery" / "img", target)
+    copy = time.time() - started
+    shutil.rmtree(target, ignore_errors=True)
+    return rate, transfer, copy, n / rate if rate else 0.0
+
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    versions = []
+    for command in (["wget", "--version"], ["wget2", "--version"], ["httrack", "--version"], ["aria2c", "--version"],
+                    ["nginx", "-v"], ["swift", "--version"]):
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=20)
+            versions.append((result.stdout + result.stderr).strip().splitlines()[0])
+        except Exception:  # a missing tool is reported as such
+            versions.append(f"{command[0]}: not available")
+    return (f"{platform.node()}: {os.cpu_count()} cores ({cpu}), {int(memory) // 1024} MB memory, "
+            f"Linux {platform.release()}"), versions
+
+
+def run_size(n, reps, tools, binary, base):
+    work = base / f"n{n}"
+    site = work / "site"
+    site.mkdir(parents=True, exist_ok=True)
+    sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n)], stdout=subprocess.DEVNULL)
+    (work / "urls.txt").write_text((site / "urls.txt").read_text().replace("PORT", str(PORT)))
+    expected = expected_hashes(site)
+    nginx = Nginx(work, site)
+    samples = {}
+    try:
+        for rep in range(reps):
+            for tool in tools:
+                out = work / "out" / tool
+                shutil.rmtree(out, ignore_errors=True)
+                out.mkdir(parents=True)
+                for phase in PHASES:
+                    if phase == "1%":
+                        sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--mutate"])
+                    mark = nginx.mark()
+                    wall, cpu, rss, status = timed(commands(tool, phase, out, binary, work))
+                    requests, body, full_images = nginx.since(mark)
+                    current = expected_hashes(site)
+                    complete = len(current & hashes(out))
+                    samples.setdefault((tool, phase), []).append((wall, cpu, rss, requests, body, full_images, complete, status))
+                    print(f"  n={n} rep={rep + 1} {tool:14} {phase:6} {wall:7.2f}s cpu {cpu:6.2f}s rss {rss:6.1f}MB "
+                          f"req {requests:6} body {body / 1e6:7.1f}MB images {complete}/{n} exit {status}", file=sys.stderr)
+                    if phase == "1%":
+                        sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--restore"])
+        rate, transfer, copy, floor = limits(site, work, n)
+    finally:
+        nginx.stop()
+    total_mb = sum(p.stat().st_size for p in (site / "gallery" / "img").iterdir()) / 1e6
+    return samples, (rate, transfer, copy, floor), total_mb, len(expected)
+
+
+def report(n, samples, limit, total_mb, tools, reps):
+    rate, transfer, copy, floor = limit
+    median = {key: [statistics.median(values) for values in zip(*rows)] for key, rows in samples.items()}
+    lines = [f"### N = {n} images, {total_mb:.1f} MB (median of {reps} runs each)", "",
+             "| tool | phase | wall s | CPU s | peak RSS MB | requests | body MB | full image bodies | images current | exit | catalog-mirror is × faster |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for phase in PHASES:
+        ours = median.get(("catalog-mirror", phase))
+        for tool in tools:
+            row = median.get((tool, phase))
+            if not row:
+                continue
+            wall, cpu, rss, requests, body, full, complete, status = row
+            ratio = f"{wall / ours[0]:.2f}" if ours and tool != "catalog-mirror" and ours[0] > 0 else "—"
+            lines.append(f"| {tool} | {phase} | {wall:.2f} | {cpu:.2f} | {rss:.1f} | {int(requests)} | {body / 1e6:.1f} | "
+                         f"{int(full)} | {int(complete)}/{n} | {int(status)} | {ratio} |")
+    lines += ["", f"Machine limits in the same run: nginx to one wrk client (2 threads, 8 connections) "
+                  f"{rate:.0f} requests/s, {transfer}/s, so {floor:.2f} s for {n} requests; "
+                  f"a plain copy of the image files took {copy:.2f} s.", ""]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--tools", nargs="+", default=["catalog-mirror", "wget", "wget2", "httrack", "aria2c"])
+    parser.add_argument("--work", default="/tmp/catalog-mirror-bench")
+    args = parser.parse_args()
+    ensure_tools()
+    binary = build_catalog_mirror()
+    base = pathlib.Path(args.work)
+    base.mkdir(parents=True, exist_ok=True)
+    description, versions = machine()
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    for n in args.sizes:
+        samples, limit, total_mb, _ = run_size(n, args.reps, args.tools, binary, base)
+        table = report(n, samples, limit, total_mb, args.tools, args.reps)
+        print(table)
+        (results / f"N-{n}.md").write_text(
+            f"# Benchmark, N = {n}\n\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. {description}\n\n"
+            + "".join(f"- {v}\n" for v in versions) + "\n" + table + "\n")
+
+
+if __name__ == "__main__":
+    main()
