@@ -98,13 +98,15 @@ import Foundation
     public func record(for key: CanonicalURL) -> StoredImage? { index[key] }
 
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
-    /// validators and `lastChecked`, and counts a disk hit.
+    /// validators and `lastChecked`, and counts a disk hit. Only a staged file's confirmation is
+    /// journaled: a published one is already safe, and losing its new `lastChecked` to a crash
+    /// costs one more conditional request, which is cheaper than an fsync per image.
     public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
         guard var stored = index[key] else { return nil }
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
-        try commit(stored)
+        if stored.isStaged { try commit(stored) }
         index[key] = stored
         hitCount += 1
         diskHitsContinuation.yield(hitCount)
@@ -123,7 +125,7 @@ import Foundation
             confirmed.etag = file.etag
             confirmed.lastModified = file.lastModified
             confirmed.lastChecked = now
-            try commit(confirmed)
+            if confirmed.isStaged { try commit(confirmed) }
             index[request.key] = confirmed
             return confirmed
         }
