@@ -76,6 +76,40 @@ struct PublishTests {
     }
 }
 
+@Suite("Timestamps")
+struct TimestampTests {
+    @Test("format and parse round-trip, across years, leap days and the epoch")
+    func roundTrip() {
+        for seconds in stride(from: -86_400.0 * 365 * 30, through: 86_400.0 * 365 * 80, by: 86_400.0 * 37.3 + 3_607) {
+            let date = Date(timeIntervalSince1970: seconds.rounded(.down))
+            #expect(Timestamp.date(Timestamp.string(date)) == date, "\(seconds)")
+        }
+        #expect(Timestamp.string(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(Timestamp.string(Date(timeIntervalSince1970: 1_709_164_800)) == "2024-02-29T00:00:00Z")
+        #expect(Timestamp.string(Date(timeIntervalSince1970: 1_795_000_000.99)) == "2026-11-18T11:06:40Z")
+    }
+
+    @Test(
+        "fractions and offsets are read; anything else is refused",
+        arguments: [
+            ("2026-11-21T12:00:00Z", 1_795_262_400.0), ("2026-11-21T12:00:00.5Z", 1_795_262_400.5),
+            ("2026-11-21T13:30:00+01:30", 1_795_262_400.0), ("2026-11-21t12:00:00z", 1_795_262_400.0),
+        ])
+    func parses(text: String, seconds: Double) {
+        #expect(Timestamp.date(text)?.timeIntervalSince1970 == seconds)
+    }
+
+    @Test(
+        "malformed timestamps are nil",
+        arguments: [
+            "", "2026-11-21", "2026-13-01T00:00:00Z", "2026-11-21T24:00:00Z", "2026-11-21T12:00:00", "2026-11-21T12:00:00Zjunk",
+            "2026-11-21 12:00:00Z", "２026-11-21T12:00:00Z", "2026-11-21T12:00:00.Z", "2026-11-21T12:00:00+0100",
+        ])
+    func refuses(text: String) {
+        #expect(Timestamp.date(text) == nil)
+    }
+}
+
 @Suite("Saved settings")
 struct SettingsTests {
     @Test("a missing file is no settings; a saved one loads back")
