@@ -237,10 +237,7 @@ struct Crawler: Sendable {
         emit: @escaping @Sendable (Discovery) async -> Void
     ) async throws(HTTPSession.BodyError) -> FeedResult {
         let headers = success.response.headers
-        let contentType = headers.first(name: "content-type") ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
-        let charset = contentType.split(separator: ";").dropFirst().first { $0.lowercased().contains("charset=") }
-            .map { String($0.split(separator: "=").last ?? "").trimmingCharacters(in: ["\"", "'", " "]) }
+        let (mediaType, charset) = FetchedDocument.parseContentType(headers.first(name: "content-type"))
         var parser: FeedStreamParser?
         var buffered: [UInt8] = []
         var total = 0

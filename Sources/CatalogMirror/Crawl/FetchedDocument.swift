@@ -11,6 +11,16 @@ struct FetchedDocument: Sendable {
     var charset: String?
     var bytes: [UInt8]
 
+    /// The media type (lower-cased, without parameters) and the `charset` parameter of a
+    /// `Content-Type` header.
+    static func parseContentType(_ header: String?) -> (mediaType: String?, charset: String?) {
+        let parts = (header ?? "").split(separator: ";").map { $0.trimmingSpaces }
+        let mediaType = parts.first.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
+            .map { String($0.dropFirst("charset=".count)).trimmingCharacters(in: ["\"", "'", " "]) }
+        return (mediaType, charset)
+    }
+
     /// What the body is, by its media type and, when that is vague, by its first bytes.
     enum Kind: Equatable { case html, xml, json, other }
 
@@ -65,11 +75,7 @@ extension HTTPSession {
             } catch {
                 throw .interrupted(HTTPSession.classify(error, url: success.url))
             }
-            let contentType = success.response.headers.first(name: "content-type") ?? ""
-            let parts = contentType.split(separator: ";").map { $0.trimmingSpaces }
-            let mediaType = parts.first.flatMap { $0.isEmpty ? nil : $0.lowercased() }
-            let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
-                .map { String($0.dropFirst("charset=".count)).trimmingCharacters(in: ["\"", "'"]) }
+            let (mediaType, charset) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
             let document = FetchedDocument(url: success.url, mediaType: mediaType, charset: charset, bytes: bytes)
             let headers = success.response.headers
             await cache?.store(

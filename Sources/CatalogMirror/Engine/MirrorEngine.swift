@@ -138,7 +138,10 @@ public struct MirrorEngine: Sendable {
 
         let previous = await storage.previousManifest
         var stored: [CanonicalURL: StoredImage] = [:]
-        for key in catalog.keys { stored[key] = await storage.lookup(key) }
+        // Only a failed key can keep its previous file; nothing else needs the store again.
+        for (key, entry) in catalog {
+            if case .failed = entry.outcome { stored[key] = await storage.lookup(key) }
+        }
         let plan = PublishPlan(catalog: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
         let previousCount = previous?.items.count ?? 0
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {

@@ -105,13 +105,6 @@ struct MarkupNode {
         return result
     }
 
-    /// The concatenated text of this node and its descendants, exactly as parsed.
-    var rawText: String {
-        guard let content = xmlNodeGetContent(pointer) else { return "" }
-        defer { cm_xmlFree(content) }
-        return String(cString: content)
-    }
-
     /// The concatenated text of this node and its descendants, whitespace collapsed.
     var text: String {
         guard let content = xmlNodeGetContent(pointer) else { return "" }

@@ -24,4 +24,11 @@ enum AtomicFile {
             throw PublishError("cannot replace \(destination.path): \(reason)")
         }
     }
+
+    /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
+    /// left alone (same mtime, nothing for caches or rsync to fetch again).
+    static func writeIfChanged(_ bytes: [UInt8], to destination: URL, temporaryDirectory: URL) throws(PublishError) {
+        if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { return }
+        try write(bytes, to: destination, temporaryDirectory: temporaryDirectory)
+    }
 }

@@ -20,16 +20,12 @@ struct MirrorPublisher {
             } catch {
                 throw PublishError("cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)")
             }
-            if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { continue }
-            try AtomicFile.write(bytes, to: destination, temporaryDirectory: layout.temporary)
+            try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
         }
         let pages = render(manifest)
         for (number, html) in pages.enumerated().reversed() {
             let destination = layout.root.appendingPathComponent(Self.pageFileName(number + 1))
-            let bytes = Array(html.utf8)
-            // An unchanged page is left alone: same bytes, same mtime, nothing for caches to refetch.
-            if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { continue }
-            try AtomicFile.write(bytes, to: destination, temporaryDirectory: layout.temporary)
+            try AtomicFile.writeIfChanged(Array(html.utf8), to: destination, temporaryDirectory: layout.temporary)
         }
         let manifestBytes: Data
         do {

@@ -94,9 +94,6 @@ import Foundation
         return stored
     }
 
-    /// The index entry for `key`, without checking the disk.
-    public func record(for key: CanonicalURL) -> StoredImage? { index[key] }
-
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
     /// validators and `lastChecked`, and counts a disk hit. Only a staged file's confirmation is
     /// journaled: a published one is already safe, and losing its new `lastChecked` to a crash
