@@ -180,6 +180,67 @@ struct JournalTests {
         await ImageDatabase.close(storage)
     }
 
+    @Test("a download is renamed once, from its staged name into images/, and re-hashed before a resume trusts it")
+    func stagedOnceAndVerified() async throws {
+        let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        var storage = try await ImageDatabase.open(layout)
+        var loader = ImageLoader(storage: storage, source: source)
+        let keys = [CanonicalURL("http://h/a.png")!, CanonicalURL("http://h/b.png")!]
+        var stored: [StoredImage] = []
+        for key in keys {
+            guard case .stored(let image, from: .network) = await loader.load(ImageRequest(key: key)) else {
+                Issue.record("no download for \(key)")
+                return
+            }
+            stored.append(image)
+        }
+        // The downloads wait in staged/ under the names they were written with.
+        let staged = try FileManager.default.contentsOfDirectory(atPath: layout.staged.path)
+        #expect(Set(staged) == Set(stored.compactMap(\.stagedName)))
+        #expect(staged.allSatisfy { $0.hasSuffix(".part") })
+        #expect(Set(StateJournal.replay(layout.journal).compactMap(\.stagedName)) == Set(staged))
+        await ImageDatabase.close(storage)
+
+        // A power loss after the journal line but before the bytes: same size, other bytes.
+        let torn = layout.staged.appendingPathComponent(try #require(stored[1].stagedName))
+        try Data(repeating: 0, count: png.count).write(to: torn)
+        storage = try await ImageDatabase.open(layout)
+        #expect(await storage.lookup(keys[0])?.stagedName == stored[0].stagedName)
+        #expect(await storage.lookup(keys[1]) == nil)
+        #expect(!FileManager.default.fileExists(atPath: torn.path))
+
+        // The resumed run downloads the torn one again; publishing renames both into images/.
+        loader = ImageLoader(storage: storage, source: source)
+        guard case .stored(let again, from: .network) = await loader.load(ImageRequest(key: keys[1])) else {
+            Issue.record("the torn file was trusted")
+            return
+        }
+        try await storage.publish(keys)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.staged.path).isEmpty)
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path))
+                == [stored[0].fileName, again.fileName])
+        for image in [stored[0], again] {
+            #expect(sha256Hex(Array(try Data(contentsOf: layout.images.appendingPathComponent(image.fileName)))) == image.sha256)
+        }
+        await ImageDatabase.close(storage)
+    }
+
+    @Test("white space is trimmed by Unicode scalars, inside text left alone")
+    func trimming() {
+        #expect(" \t\r\n a b \n".trimmingSpaces == "a b")
+        #expect("\u{00A0}\u{2003}caf\u{00E9}\u{3000}".trimmingSpaces == "caf\u{00E9}")
+        #expect("plain".trimmingSpaces == "plain")
+        #expect(" \u{2028} ".trimmingSpaces == "")
+        #expect("".trimmingSpaces == "")
+        #expect("x; charset=utf-8".split(separator: ";")[1].trimmingSpaces == "charset=utf-8")
+    }
+
     @Test(
         "delete limits parse and compare",
         arguments: [

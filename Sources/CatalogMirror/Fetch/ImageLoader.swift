@@ -106,7 +106,7 @@ public actor ImageLoader {
             let validators = Validators(etag: stored.etag, lastModified: stored.lastModified)
             request.validators = validators.isEmpty ? nil : validators
         }
-        switch await source.download(request, into: storage.layout.temporary) {
+        switch await source.download(request, into: storage.downloadDirectory) {
         case .failure(let failure):
             return .failed(failure)
         case .success(.notModified(let validators)):

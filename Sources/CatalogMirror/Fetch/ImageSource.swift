@@ -143,10 +143,14 @@ struct HTTPImageSource: ImageSource {
                 try buffer.withUnsafeReadableBytes { raw in
                     hasher.update(bufferPointer: raw)
                     if head.count < ContentInspector.headLength {
-                        head += raw.prefix(ContentInspector.headLength - head.count)
+                        head.append(
+                            contentsOf: UnsafeRawBufferPointer(rebasing: raw.prefix(ContentInspector.headLength - head.count)))
                     }
-                    tail += raw.suffix(ContentInspector.tailLength)
-                    if tail.count > ContentInspector.tailLength { tail.removeFirst(tail.count - ContentInspector.tailLength) }
+                    // The last `tailLength` bytes so far, without walking the whole buffer.
+                    let keep = min(raw.count, ContentInspector.tailLength)
+                    let overflow = tail.count + keep - ContentInspector.tailLength
+                    if overflow > 0 { tail.removeFirst(overflow) }
+                    tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(raw.count - keep)...]))
                     try writer.write(raw)
                 }
             }
@@ -162,15 +166,16 @@ struct HTTPImageSource: ImageSource {
         if let declared, declared != count {
             throw .interrupted(FetchFailure(.truncated, "\(key) declared \(declared) bytes but sent \(count)"))
         }
-        do {
-            try writer.finish()
-        } catch {
-            throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
-        }
         let format: ImageFormat
         switch ContentInspector.inspect(head: head, tail: tail, length: count, read: { writer.read(at: $0, count: $1) }) {
         case .success(let detected): format = detected
         case .failure(let failure): throw .fatal(FetchFailure(failure.reason, "\(key): \(failure.detail)"))
+        }
+        do {
+            // Not flushed here: the store flushes every download at once before publishing.
+            try writer.finish(flush: false)
+        } catch {
+            throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
         }
         keep = true
         let digest = hasher.finalize().hexString

@@ -185,7 +185,20 @@ public enum HTMLScanner {
 }
 
 extension StringProtocol {
+    /// The text without leading and trailing white space (Unicode `White_Space`). Works on
+    /// scalars: trimming by `Character` reversed the string grapheme by grapheme, which showed
+    /// up as 5 % of a re-sync's CPU time.
     var trimmingSpaces: String {
-        String(drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+        let text = String(self)
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !Self.isSpace($0) }),
+            let last = scalars.lastIndex(where: { !Self.isSpace($0) })
+        else { return "" }
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(Substring(scalars[first...last]))
+    }
+
+    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? (scalar == " " || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
     }
 }

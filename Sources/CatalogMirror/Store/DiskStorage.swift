@@ -3,9 +3,15 @@ import Foundation
 /// The on-disk store of one mirror: its image files, their index, and the namespace of names.
 ///
 /// The whole class runs on `ImageDatabase`, so the index and the names can never race. Bytes
-/// never pass through here: downloads arrive as checked temporary files and are renamed. Every
-/// change to the index is committed to the `StateJournal` before it is acted on, so a run killed
-/// at any point can be resumed without downloading again what was stored and verified.
+/// never pass through here: downloads arrive as checked files in `staged/` and are renamed once,
+/// into `images/`, when the run publishes. Every change to the index is committed to the
+/// `StateJournal` before it is acted on, so a run killed at any point can be resumed without
+/// downloading again what was stored and verified.
+///
+/// Durability is batched: neither the downloads nor the journal lines are flushed one by one.
+/// A killed process loses nothing (the kernel still holds the written pages); against a power
+/// loss, `publish` flushes the file system once before the first file becomes visible, and a
+/// resumed run re-hashes every journaled file before trusting it.
 @ImageDatabase public final class DiskStorage {
     /// Where the mirror lives.
     public nonisolated let layout: MirrorLayout
@@ -23,18 +29,27 @@ import Foundation
     private var journal: StateJournal
     private var hitCount = 0
     private let fileManager = FileManager.default
+    /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
+    private nonisolated let imagesPath: String
+    private nonisolated let stagedPath: String
 
     nonisolated init(layout: MirrorLayout, readOnly: Bool = false) {
         self.layout = layout
         self.readOnly = readOnly
         self.journal = StateJournal(url: layout.journal)
+        imagesPath = layout.images.path
+        stagedPath = layout.staged.path
         (diskHits, diskHitsContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Where downloads are written. A checked download stays there under its temporary name
+    /// until `publish` renames it into `images/`.
+    public nonisolated var downloadDirectory: URL { layout.staged }
+
     /// Builds the index, before anything else runs: the previous manifest's items whose files
     /// are in `images/` with their recorded size, then the journal's records (newer) whose files
-    /// are where the record says or already in `images/`. Leftovers of an interrupted run are
-    /// removed: partial files in `tmp/` and staged files no record vouches for.
+    /// are where the record says or already in `images/`, with the recorded bytes. Leftovers of
+    /// an interrupted run are removed: files in `tmp/` and staged files no record vouches for.
     public func setUp() throws(StoreError) {
         if !readOnly {
             for directory in [layout.root, layout.images, layout.state, layout.temporary, layout.staged] {
@@ -53,30 +68,44 @@ import Foundation
             guard let key = CanonicalURL(item.key), item.path.hasPrefix("images/") else { continue }
             let name = String(item.path.dropFirst("images/".count))
             guard Self.isPlainName(name), owners[name] == nil || owners[name] == key,
-                size(of: layout.images.appendingPathComponent(name)) == item.bytes
+                FileSystem.size(atPath: imagesPath + "/" + name) == item.bytes
             else { continue }
             add(
                 StoredImage(
                     key: key, fileName: name, sha256: item.sha256, byteCount: item.bytes, contentType: item.contentType,
                     etag: item.etag, lastModified: item.lastModified, firstSeen: item.firstSeen,
-                    lastChecked: item.lastChecked, isStaged: false))
+                    lastChecked: item.lastChecked, stagedName: nil))
         }
+        // Records of an interrupted run; the last one for a key wins.
+        var latest: [CanonicalURL: StateJournal.Record] = [:]
         for record in StateJournal.replay(layout.journal) {
-            guard let key = CanonicalURL(record.key), Self.isPlainName(record.fileName) else { continue }
-            let inStaging = size(of: layout.staged.appendingPathComponent(record.fileName)) == record.bytes
-            let inImages = size(of: layout.images.appendingPathComponent(record.fileName)) == record.bytes
-            guard inStaging || inImages else { continue }
+            guard let key = CanonicalURL(record.key), Self.isPlainName(record.fileName),
+                Self.isPlainName(record.stagedName ?? record.fileName)
+            else { continue }
+            latest[key] = record
+        }
+        for (key, record) in latest {
             if let owner = owners[record.fileName], owner != key { continue }
+            // Journal lines were not flushed one by one, so after a power loss a record may name
+            // a file whose bytes never reached the disk: the bytes must hash to the record.
+            let stagedName = record.stagedName ?? record.fileName
+            let inStaging = record.staged && Self.holds(stagedPath + "/" + stagedName, record)
+            guard inStaging || Self.holds(imagesPath + "/" + record.fileName, record) else { continue }
             add(
                 StoredImage(
                     key: key, fileName: record.fileName, sha256: record.sha256, byteCount: record.bytes,
                     contentType: record.contentType, etag: record.etag, lastModified: record.lastModified,
-                    firstSeen: record.firstSeen, lastChecked: record.lastChecked, isStaged: record.staged && inStaging))
+                    firstSeen: record.firstSeen, lastChecked: record.lastChecked, stagedName: inStaging ? stagedName : nil))
         }
         if !readOnly {
-            let vouched = Set(index.values.filter(\.isStaged).map(\.fileName))
+            let vouched = Set(index.values.compactMap(\.stagedName))
             removeContents(of: layout.staged) { !vouched.contains($0) }
         }
+    }
+
+    /// True when the file at `path` has the record's size and SHA-256.
+    private nonisolated static func holds(_ path: String, _ record: StateJournal.Record) -> Bool {
+        FileSystem.size(atPath: path) == record.bytes && FileSystem.sha256(atPath: path) == record.sha256
     }
 
     private func add(_ stored: StoredImage) {
@@ -88,9 +117,7 @@ import Foundation
     /// The stored image for `key` (published, or verified by an interrupted run), if its file is
     /// still in place. Does not count a hit: the caller revalidates first.
     public func lookup(_ key: CanonicalURL) -> StoredImage? {
-        guard let stored = index[key] else { return nil }
-        let directory = stored.isStaged ? layout.staged : layout.images
-        guard fileManager.fileExists(atPath: directory.appendingPathComponent(stored.fileName).path) else { return nil }
+        guard let stored = index[key], FileSystem.size(atPath: path(of: stored)) != nil else { return nil }
         return stored
     }
 
@@ -110,14 +137,19 @@ import Foundation
         return stored
     }
 
+    /// Where the file of `stored` is now.
+    private func path(of stored: StoredImage) -> String {
+        stored.stagedName.map { stagedPath + "/" + $0 } ?? imagesPath + "/" + stored.fileName
+    }
+
     /// Takes a checked download for `request` into the store: picks its file name (the old one
-    /// when the bytes did not change), moves the file to the staging directory, commits the
-    /// record to the journal, and indexes it.
+    /// when the bytes did not change), leaves the file in the staging directory (moving it there
+    /// if it was written elsewhere), commits the record to the journal, and indexes it.
     public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
         let previous = index[request.key]
         if let previous, previous.sha256 == file.sha256 {
             // Same bytes as the stored file: keep it and its name; drop the download.
-            try? fileManager.removeItem(at: file.temporaryURL)
+            unlink(file.temporaryURL.path)
             var confirmed = previous
             confirmed.etag = file.etag
             confirmed.lastModified = file.lastModified
@@ -127,15 +159,21 @@ import Foundation
             return confirmed
         }
         let name = freeName(for: request, file: file)
-        let destination = layout.staged.appendingPathComponent(name)
-        if rename(file.temporaryURL.path, destination.path) != 0 {
-            throw StoreError("cannot move \(file.temporaryURL.path) to \(destination.path): \(String(cString: strerror(errno)))")
+        let stagedName = file.temporaryURL.lastPathComponent
+        if file.temporaryURL.deletingLastPathComponent().standardizedFileURL.path != stagedPath {
+            do {
+                try FileSystem.move(file.temporaryURL.path, to: stagedPath + "/" + stagedName)
+            } catch {
+                throw StoreError(error.description)
+            }
         }
         let stored = StoredImage(
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
-            firstSeen: previous?.firstSeen ?? now, lastChecked: now, isStaged: true)
+            firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName)
         try commit(stored)
+        // A file an interrupted run had staged for this key is superseded.
+        if let old = previous?.stagedName, old != stagedName { unlink(stagedPath + "/" + old) }
         add(stored)
         return stored
     }
@@ -147,7 +185,8 @@ import Foundation
                 .init(
                     key: stored.key.string, fileName: stored.fileName, sha256: stored.sha256, bytes: stored.byteCount,
                     contentType: stored.contentType, etag: stored.etag, lastModified: stored.lastModified,
-                    firstSeen: stored.firstSeen, lastChecked: stored.lastChecked, staged: stored.isStaged))
+                    firstSeen: stored.firstSeen, lastChecked: stored.lastChecked, staged: stored.isStaged,
+                    stagedName: stored.stagedName))
         } catch {
             throw StoreError.io("write", layout.journal.path, error)
         }
@@ -164,17 +203,22 @@ import Foundation
     }
 
     /// Moves the staged files of `keys` into `images/` (one atomic rename each), so pages
-    /// written after this only reference complete files.
+    /// written after this only reference complete files. The file system is flushed once
+    /// before the first rename (every staged byte is durable before it becomes visible) and
+    /// `images/` once after the last (the renames are durable before a page names them).
     public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
-        for key in keys {
-            guard var stored = index[key], stored.isStaged else { continue }
-            let source = layout.staged.appendingPathComponent(stored.fileName)
-            let destination = layout.images.appendingPathComponent(stored.fileName)
-            if rename(source.path, destination.path) != 0 {
-                throw StoreError("cannot move \(source.path) to \(destination.path): \(String(cString: strerror(errno)))")
+        let pending = keys.compactMap { index[$0] }.filter(\.isStaged)
+        guard !readOnly, !pending.isEmpty else { return }
+        do {
+            try FileSystem.flushFileSystem(containing: stagedPath)
+            for var stored in pending {
+                try FileSystem.move(path(of: stored), to: imagesPath + "/" + stored.fileName)
+                stored.stagedName = nil
+                index[stored.key] = stored
             }
-            stored.isStaged = false
-            index[key] = stored
+            try FileSystem.flushDirectory(imagesPath)
+        } catch {
+            throw StoreError(error.description)
         }
     }
 
@@ -221,14 +265,10 @@ import Foundation
         journal.close()
     }
 
-    private func size(of url: URL) -> Int64? {
-        (try? fileManager.attributesOfItem(atPath: url.path))?[.size].flatMap { ($0 as? NSNumber)?.int64Value }
-    }
-
     private func removeContents(of directory: URL, where shouldRemove: (String) -> Bool) {
         guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where shouldRemove(name) {
-            try? fileManager.removeItem(at: directory.appendingPathComponent(name))
+            try? fileManager.removeItem(atPath: directory.path + "/" + name)
         }
     }
 

@@ -6,10 +6,15 @@ import Foundation
     import Musl
 #endif
 
-/// The store's per-item commit log: one JSON line per stored or confirmed image, appended and
-/// flushed (`fsync`) before the item counts as stored, so a run killed at any moment leaves a
-/// record of everything it had verified. A torn last line (the kill landed mid-write) is
-/// ignored on replay. Emptied once a manifest that covers its records is in place.
+/// The store's per-item commit log: one JSON line per stored or confirmed image, written before
+/// the item counts as stored, so a run killed at any moment leaves a record of everything it
+/// had verified. A torn last line (the kill landed mid-write) is ignored on replay. Emptied once
+/// a manifest that covers its records is in place.
+///
+/// Lines are not flushed one by one: a write survives the process being killed, and an `fsync`
+/// per image cost more than the download it recorded. A power loss can lose or garble lines and
+/// the files they name, which is why `DiskStorage.setUp` checks each file's bytes against its
+/// record, and why the store flushes everything once before publishing.
 ///
 /// Chosen over SQLite because the state is a small append-mostly set of records that the
 /// manifest already holds in full after every successful run; replaying a few lines is all
@@ -28,10 +33,22 @@ struct StateJournal {
         var lastChecked: Date
         /// True while the file waits in `staged/`; false once it is (or was) in `images/`.
         var staged: Bool
+        /// The file's name inside `staged/` (its download name); absent in records written
+        /// before downloads stayed under that name, where it equals `fileName`.
+        var stagedName: String? = nil
     }
 
     let url: URL
     private var descriptor: Int32 = -1
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(date))
+        }
+        return encoder
+    }()
 
     init(url: URL) {
         self.url = url
@@ -47,17 +64,11 @@ struct StateJournal {
         return records
     }
 
-    /// Appends `record` and flushes it to stable storage.
+    /// Appends `record` (one `write`; see above for why it is not flushed).
     mutating func append(_ record: Record) throws {
         if descriptor < 0 {
             descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             if descriptor < 0 { throw TemporaryFileWriter.WriteError(errno: errno) }
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(date))
         }
         // A line starts with a newline too, so a torn previous line cannot swallow this one.
         var line = Data([0x0A])
@@ -74,7 +85,6 @@ struct StateJournal {
                 offset += written
             }
         }
-        if fsync(descriptor) != 0 { throw TemporaryFileWriter.WriteError(errno: errno) }
     }
 
     /// Empties the journal (its records are now in the manifest).

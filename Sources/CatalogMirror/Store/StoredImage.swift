@@ -19,8 +19,13 @@ public struct StoredImage: Sendable, Equatable {
     public var firstSeen: Date
     /// When the key was last fetched or confirmed.
     public var lastChecked: Date
+    /// The name of the file in `.catalog-mirror/staged/` while it waits for this run's publish
+    /// step (the download's own temporary name: it is renamed once, straight into `images/`);
+    /// nil once published.
+    public var stagedName: String?
+
     /// True while the file waits in `.catalog-mirror/staged/` for this run's publish step.
-    public var isStaged: Bool
+    public var isStaged: Bool { stagedName != nil }
 
     /// The manifest `path`, relative to the mirror root.
     public var path: String { "images/" + fileName }

@@ -22,8 +22,9 @@ final class TemporaryFileWriter {
 
     /// Creates `directory/<random>.part` exclusively (never follows or reuses an existing file).
     init(in directory: URL) throws {
-        url = directory.appendingPathComponent("\(UUID().uuidString.lowercased()).part")
-        descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        // Joined by hand: `appendingPathComponent` would stat the new path first.
+        url = URL(fileURLWithPath: directory.path + "/" + UUID().uuidString.lowercased() + ".part", isDirectory: false)
+        descriptor = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if descriptor < 0 { throw WriteError(errno: errno) }
     }
 
@@ -43,20 +44,23 @@ final class TemporaryFileWriter {
         }
     }
 
-    /// Flushes to stable storage and closes, so a rename after this publishes complete bytes.
-    func finish() throws {
+    /// Closes the file. With `flush` (the default) the bytes are first flushed to stable storage,
+    /// so a rename after this publishes complete bytes; the store passes false for downloads and
+    /// flushes them all at once before publishing.
+    func finish(flush: Bool = true) throws {
         guard descriptor >= 0 else { return }
-        if fsync(descriptor) != 0 { throw WriteError(errno: errno) }
+        if flush, fsync(descriptor) != 0 { throw WriteError(errno: errno) }
         let result = close(descriptor)
         descriptor = -1
         if result != 0 { throw WriteError(errno: errno) }
     }
 
-    /// Reads `count` bytes at `offset` from the written file (for structure checks).
+    /// Reads `count` bytes at `offset` from the written file (for structure checks), through the
+    /// open descriptor while there is one.
     func read(at offset: Int64, count: Int) -> [UInt8] {
-        let reader = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        let reader = descriptor >= 0 ? descriptor : Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard reader >= 0 else { return [] }
-        defer { close(reader) }
+        defer { if reader != descriptor { close(reader) } }
         var buffer = [UInt8](repeating: 0, count: count)
         let got = buffer.withUnsafeMutableBytes { pread(reader, $0.baseAddress, count, off_t(offset)) }
         return got > 0 ? Array(buffer.prefix(got)) : []

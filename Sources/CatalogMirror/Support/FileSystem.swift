@@ -1,0 +1,84 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The few file-system calls the store makes once per image, made directly.
+///
+/// Written by hand because Foundation's conveniences cost far more than the system call here:
+/// `FileManager.attributesOfItem` also reads `/etc/passwd` and `/etc/group` and lists extended
+/// attributes for every file, and `URL.appendingPathComponent` stats the path to learn whether it
+/// is a directory. At 10,000 images a re-sync spent more time in those than in its requests.
+enum FileSystem {
+    struct Failure: Error, CustomStringConvertible {
+        let operation: String
+        let path: String
+        let errno: Int32
+        var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+    }
+
+    /// The size of the regular file at `path`, or nil when there is none (or it is not a regular file).
+    static func size(atPath path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// The lower-case hex SHA-256 of the file at `path`, or nil when it cannot be read.
+    static func sha256(atPath path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if got == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(got))) }
+        }
+        return hasher.finalize().hexString
+    }
+
+    /// Renames `source` to `destination` (atomic within one file system).
+    static func move(_ source: String, to destination: String) throws(Failure) {
+        if rename(source, destination) != 0 { throw Failure(operation: "move \(source) to", path: destination, errno: errno) }
+    }
+
+    /// Flushes every file of the file system holding `path` to stable storage: one call instead
+    /// of one `fsync` per downloaded file.
+    static func flushFileSystem(containing path: String) throws(Failure) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Failure(operation: "open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        if let syncfs = Self.syncfs {
+            if syncfs(descriptor) != 0 { throw Failure(operation: "flush the file system of", path: path, errno: errno) }
+        } else {
+            sync()
+        }
+    }
+
+    /// Linux's `syncfs(2)`, which Glibc declares only under `_GNU_SOURCE` (so Swift's Glibc
+    /// module does not export it); looked up at run time, with `sync(2)` where it is missing.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+    }()
+
+    /// Flushes the entries of the directory at `path` (so renames into it survive a power loss).
+    static func flushDirectory(_ path: String) throws(Failure) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Failure(operation: "open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        if fsync(descriptor) != 0 { throw Failure(operation: "flush", path: path, errno: errno) }
+    }
+}
