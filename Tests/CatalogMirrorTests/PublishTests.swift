@@ -8,6 +8,17 @@ struct PublishTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    @Test("sizes are decimal, one decimal below 10, rounded half up on the exact count")
+    func sizes() {
+        let expected: [(Int64, String)] = [
+            (0, "0 B"), (999, "999 B"), (1000, "1.0 KB"), (1049, "1.0 KB"), (1050, "1.1 KB"), (9949, "9.9 KB"),
+            (9950, "10.0 KB"), (10_000, "10 KB"), (10_499, "10 KB"), (10_500, "11 KB"), (39_123, "39 KB"),
+            (999_499, "999 KB"), (999_500, "1000 KB"), (1_000_000, "1.0 MB"), (1_250_000, "1.3 MB"),
+            (12_345_678, "12 MB"), (999_999_999_999_999, "1000 TB"), (Int64.max, "9.2 EB"),
+        ]
+        for (bytes, text) in expected { #expect(MirrorPublisher.formatSize(bytes) == text, "\(bytes)") }
+    }
+
     @Test("the embedded template is site-template/ (run scripts/embed-site-template.py after editing it)")
     func embeddedMatchesDirectory() throws {
         let fromDisk = try SiteTemplate.load(from: Self.repositoryRoot.appendingPathComponent("site-template"))

@@ -69,7 +69,7 @@ public enum JSONListing {
         return ImageReference(
             url: url, title: title, titleSource: .catalog, metadata: metadata,
             declaredLength: length.flatMap { $0 > 0 ? $0 : nil },
-            declaredType: type.flatMap { $0.contains("/") ? $0 : nil })
+            declaredType: type.flatMap { $0.utf8.contains(UInt8(ascii: "/")) ? $0 : nil })
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -88,7 +88,7 @@ enum PercentEncoding {
 
     /// Decodes every valid escape; invalid UTF-8 in the result is replaced with U+FFFD.
     static func decode(_ text: String) -> String {
-        guard text.contains("%") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

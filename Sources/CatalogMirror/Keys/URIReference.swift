@@ -103,9 +103,26 @@ struct URIReference: Equatable {
         return copy
     }
 
+    /// True when a segment of `path` is `.` or `..` (most paths have none, only dots in names).
+    static func hasDotSegment(_ path: String) -> Bool {
+        var length = 0
+        var onlyDots = true
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if onlyDots && (length == 1 || length == 2) { return true }
+                length = 0
+                onlyDots = true
+            } else {
+                length += 1
+                if byte != UInt8(ascii: ".") { onlyDots = false }
+            }
+        }
+        return onlyDots && (length == 1 || length == 2)
+    }
+
     /// RFC 3986 section 5.2.4, applied to whole segments (so `a..b` and `..a` are left alone).
     static func removeDotSegments(_ path: String) -> String {
-        guard path.contains(".") else { return path }
+        guard hasDotSegment(path) else { return path }
         let absolute = path.hasPrefix("/")
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if absolute { segments.removeFirst() }

@@ -144,7 +144,9 @@ public enum FeedScanner {
 
     /// The image URLs of an HTML fragment (the page scanner's rules, on the fragment).
     static func embeddedImages(_ html: String) -> [String] {
-        guard html.contains("<"), let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8") else {
+        guard html.utf8.contains(UInt8(ascii: "<")),
+            let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
+        else {
             return []
         }
         return scan.images.map(\.url)
@@ -153,7 +155,9 @@ public enum FeedScanner {
     /// Feed descriptions are often escaped HTML; keep only their text, at most 1,000 characters.
     static func plainText(_ text: String) -> String {
         var result = text
-        if text.contains("<"), let document = try? MarkupDocument.html(Array(text.utf8), url: "", encoding: "UTF-8") {
+        if text.utf8.contains(UInt8(ascii: "<")),
+            let document = try? MarkupDocument.html(Array(text.utf8), url: "", encoding: "UTF-8")
+        {
             result = document.root?.text ?? text
         }
         return String(result.collapsingWhitespace.prefix(1000))

@@ -179,7 +179,7 @@ public enum HTMLScanner {
     /// True when the URL's path (query and fragment aside) ends in an image file extension.
     static func hasImageExtension(_ url: String) -> Bool {
         let path = url.prefix { $0 != "?" && $0 != "#" }
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].utf8.contains(UInt8(ascii: "/")) else { return false }
         return imageExtensions.contains(path[path.index(after: dot)...].lowercased())
     }
 }

@@ -273,6 +273,6 @@ import Foundation
     }
 
     private nonisolated static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.contains("\0")
+        !name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name != "." && name != ".." && !name.utf8.contains(0)
     }
 }

@@ -33,7 +33,7 @@ public struct MirrorLayout: Sendable, Equatable {
     public func file(atRelativePath path: String) -> URL? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !path.hasPrefix("/"), !segments.isEmpty,
-            segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") })
+            segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.utf8.contains(0) })
         else { return nil }
         return root.appendingPathComponent(path)
     }
