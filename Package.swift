@@ -54,6 +54,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The benchmark's parser row (Benchmarks/bench.py): extraction alone, over one file.
+        .executableTarget(
+            name: "extract-throughput",
+            dependencies: ["CatalogMirror"],
+            path: "Benchmarks/ExtractThroughput"
+        ),
         .testTarget(
             name: "CatalogMirrorTests",
             dependencies: ["CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto")]

@@ -320,9 +320,11 @@ struct Crawler: Sendable {
 
     /// True for references that name no fetchable resource (`data:`, `javascript:`, ...).
     static func isInert(_ reference: ImageReference) -> Bool {
-        let raw = reference.url.trimmingSpaces
-        guard let colon = raw.firstIndex(of: ":") else { return false }
-        return inertSchemes.contains(raw[..<colon].lowercased())
+        // Bytes up to the first ":" only; the longest inert scheme has 10 letters.
+        let utf8 = reference.url.utf8
+        guard let colon = utf8.prefix(64).firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let scheme = String(decoding: utf8[..<colon], as: UTF8.self).trimmingSpaces
+        return scheme.utf8.count <= 10 && inertSchemes.contains(scheme.lowercased())
     }
 
     /// The discovery for `reference` found in a document at `base`, or nil when its URL is

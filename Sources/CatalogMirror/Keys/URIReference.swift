@@ -17,62 +17,77 @@ struct URIReference: Equatable {
     }
 
     init(canonical url: CanonicalURL) {
-        let authority: String? =
-            url.string.dropFirst(url.scheme.count + 1).hasPrefix("//")
-            ? String(url.string.dropFirst(url.scheme.count + 3).prefix { $0 != "/" && $0 != "?" })
-            : nil
-        self.init(scheme: url.scheme, authority: authority, path: url.path, query: url.query)
+        self.init(scheme: url.scheme, authority: url.authority, path: url.path, query: url.query)
     }
 
     /// Splits `text`. Empty input is the empty reference (the base itself, RFC 3986 5.2.2).
+    ///
+    /// Works on UTF-8 bytes: once non-ASCII is percent-encoded the text is ASCII, where bytes and
+    /// Characters agree, and the Character-level version was a quarter of a feed's extraction.
     init?(parsing text: String) {
-        var cleaned = Substring(text).drop { $0.isControlOrSpace }
-        while let last = cleaned.last, last.isControlOrSpace { cleaned = cleaned.dropLast() }
-        // Non-ASCII is percent-encoded before any delimiter is looked for: a combining mark after
-        // ":" or "/" would otherwise fuse with it into one Character and hide it from the
-        // searches below (found by fuzzing). Normalization encodes it the same way anyway, and
-        // ASCII never forms multi-scalar Characters once CR and LF are gone.
-        var input = ""
-        for scalar in cleaned.unicodeScalars where scalar != "\t" && scalar != "\n" && scalar != "\r" {
-            if scalar.isASCII {
-                input.unicodeScalars.append(scalar)
+        let utf8 = text.utf8
+        func isControlOrSpace(_ byte: UInt8) -> Bool { byte <= 0x20 || byte == 0x7F }
+        guard let first = utf8.firstIndex(where: { !isControlOrSpace($0) }),
+            let last = utf8.lastIndex(where: { !isControlOrSpace($0) })
+        else {
+            self.init(scheme: nil, authority: nil, path: "", query: nil)
+            return
+        }
+        // Non-ASCII is percent-encoded before any delimiter is looked for (normalization encodes
+        // it the same way anyway); tabs and newlines inside are dropped, as browsers do. The
+        // fragment is never part of a key.
+        let hex = Array("0123456789ABCDEF".utf8)
+        var input: [UInt8] = []
+        input.reserveCapacity(utf8.distance(from: first, to: last) + 1)
+        for byte in utf8[first...last] {
+            if byte == UInt8(ascii: "#") { break }
+            if byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
+            if byte < 0x80 {
+                input.append(byte)
             } else {
-                for byte in String(scalar).utf8 { input += "%" + String(byte, radix: 16, uppercase: true) }
+                input += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             }
         }
+        func string(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
-        // Fragment: never part of a key.
-        if let hash = input.firstIndex(of: "#") { input = String(input[..<hash]) }
-
-        var rest = Substring(input)
-        if let colon = rest.firstIndex(of: ":"), Self.isScheme(rest[..<colon]) {
-            scheme = String(rest[..<colon])
-            rest = rest[rest.index(after: colon)...]
+        var rest = input[...]
+        var scheme: String?
+        if let colon = rest.firstIndex(of: UInt8(ascii: ":")), Self.isScheme(rest[..<colon]) {
+            scheme = string(rest[..<colon])
+            rest = rest[(colon + 1)...]
         }
+        var query: String?
         var beforeQuery = rest
-        if let question = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: question)...])
+        if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = string(rest[(question + 1)...])
             beforeQuery = rest[..<question]
         }
         let special = scheme.map { ["http", "https"].contains($0.lowercased()) } ?? true
-        var hier = special ? String(beforeQuery.map { $0 == "\\" ? "/" : $0 }) : String(beforeQuery)
-        if hier.hasPrefix("//") {
-            let afterSlashes = hier.dropFirst(2)
-            let end = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
-            authority = String(afterSlashes[..<end])
-            hier = String(afterSlashes[end...])
-        } else if special, scheme != nil, !hier.hasPrefix("/") {
+        // For web URLs a backslash before the query counts as a slash.
+        var hier = special ? ArraySlice(beforeQuery.map { $0 == UInt8(ascii: "\\") ? UInt8(ascii: "/") : $0 }) : beforeQuery
+        var authority: String?
+        let slash = UInt8(ascii: "/")
+        if hier.count >= 2 && hier[hier.startIndex] == slash && hier[hier.startIndex + 1] == slash {
+            let afterSlashes = hier[(hier.startIndex + 2)...]
+            let end = afterSlashes.firstIndex(of: slash) ?? afterSlashes.endIndex
+            authority = string(afterSlashes[..<end])
+            hier = afterSlashes[end...]
+        } else if special, scheme != nil, hier.first != slash {
             // "http:host/path" is how browsers read a scheme with no slashes on a web URL.
-            let end = hier.firstIndex(of: "/") ?? hier.endIndex
-            authority = String(hier[..<end])
-            hier = String(hier[end...])
+            let end = hier.firstIndex(of: slash) ?? hier.endIndex
+            authority = string(hier[..<end])
+            hier = hier[end...]
         }
-        path = hier
+        self.init(scheme: scheme, authority: authority, path: string(hier), query: query)
     }
 
-    private static func isScheme(_ text: Substring) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter else { return false }
-        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+    private static func isScheme(_ bytes: ArraySlice<UInt8>) -> Bool {
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = bytes.first, isLetter(first) else { return false }
+        return bytes.allSatisfy {
+            isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+")
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+        }
     }
 
     /// RFC 3986 section 5.2.2: the target of this reference relative to `base`.
@@ -144,12 +159,5 @@ struct URIReference: Equatable {
         var result = (absolute ? "/" : "") + output.joined(separator: "/")
         if trailingSlash && !result.hasSuffix("/") { result += "/" }
         return result
-    }
-}
-
-extension Character {
-    fileprivate var isControlOrSpace: Bool {
-        guard let scalar = unicodeScalars.first, unicodeScalars.count == 1 else { return false }
-        return scalar.value <= 0x20 || scalar.value == 0x7F
     }
 }

@@ -191,14 +191,10 @@ extension StringProtocol {
     var trimmingSpaces: String {
         let text = String(self)
         let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !Self.isSpace($0) }),
-            let last = scalars.lastIndex(where: { !Self.isSpace($0) })
+        guard let first = scalars.firstIndex(where: { !$0.isWhiteSpace }),
+            let last = scalars.lastIndex(where: { !$0.isWhiteSpace })
         else { return "" }
         if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
         return String(Substring(scalars[first...last]))
-    }
-
-    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII ? (scalar == " " || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
     }
 }

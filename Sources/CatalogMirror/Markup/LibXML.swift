@@ -126,14 +126,38 @@ struct MarkupNode {
 }
 
 extension String {
-    /// Runs of white space become one space; leading and trailing space is dropped.
+    /// Runs of white space (Unicode `White_Space`) become one space; leading and trailing space
+    /// is dropped. Works on scalars and copies only when there is white space: splitting by
+    /// `Character` was 22 % of a 100,000-item feed's extraction (grapheme breaking per byte).
     var collapsingWhitespace: String {
-        split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        guard unicodeScalars.contains(where: \.isWhiteSpace) else { return self }
+        var output: [UInt8] = []
+        output.reserveCapacity(utf8.count)
+        var pendingSpace = false
+        for scalar in unicodeScalars {
+            if scalar.isWhiteSpace {
+                pendingSpace = !output.isEmpty
+                continue
+            }
+            if pendingSpace {
+                output.append(0x20)
+                pendingSpace = false
+            }
+            UTF8.encode(scalar) { output.append($0) }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// nil when the string is empty after collapsing white space.
     var nonEmpty: String? {
         let collapsed = collapsingWhitespace
         return collapsed.isEmpty ? nil : collapsed
+    }
+}
+
+extension Unicode.Scalar {
+    /// Unicode `White_Space`, answered without a property lookup for ASCII.
+    var isWhiteSpace: Bool {
+        isASCII ? self == " " || (0x09...0x0D).contains(value) : properties.isWhitespace
     }
 }
