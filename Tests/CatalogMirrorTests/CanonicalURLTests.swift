@@ -91,6 +91,30 @@ struct CanonicalURLTests {
         #expect(CanonicalURL(once.string)?.string == once.string)
     }
 
+    @Test(
+        "the parts read back from the stored text",
+        arguments: [
+            ("HTTP://User:Pw@Example.COM:8080/a/b?x=1", "http", "example.com", 8080, "/a/b", "x=1", "User:Pw@example.com:8080"),
+            ("http://[::1]:81/p", "http", "[::1]", 81, "/p", nil, "[::1]:81"),
+            ("https://h:443", "https", "h", nil, "/", nil, "h"),
+            ("http://h/?", "http", "h", nil, "/", "", "h"),
+            ("mailto:someone@example.com", "mailto", "", nil, "someone@example.com", nil, nil),
+        ] as [(String, String, String, Int?, String, String?, String?)])
+    func parts(
+        text: String, scheme: String, host: String, port: Int?, path: String, query: String?, authority: String?
+    ) throws {
+        let url = try #require(CanonicalURL(text))
+        #expect(url.scheme == scheme)
+        #expect(url.host == host)
+        #expect(url.port == port)
+        #expect(url.path == path)
+        #expect(url.query == query)
+        #expect(url.authority == authority)
+        #expect(url.pathAndQuery == path + (query.map { "?" + $0 } ?? ""))
+        // A relative reference resolved against it keeps its authority.
+        if authority != nil { #expect(CanonicalURL("../x?y", relativeTo: url)?.authority == authority) }
+    }
+
     @Test("decodedPath is what globs see")
     func decodedPath() throws {
         #expect(try #require(CanonicalURL("http://h/a%20b/c%C3%A9.png?x")).decodedPath == "/a b/cé.png")

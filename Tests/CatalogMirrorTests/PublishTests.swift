@@ -8,6 +8,29 @@ struct PublishTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    @Test(
+        "the manifest is encoded a batch of items at a time, byte for byte as one JSONEncoder pass",
+        arguments: [0, 1, 255, 256, 600])
+    func manifestBatches(count: Int) throws {
+        let items = (0..<count).map { (index: Int) -> Manifest.Item in
+            let title: String? = index % 3 == 0 ? nil : "Title \(index) \"quoted\"\nnew line, caf\u{00E9} / \u{1F600}"
+            let metadata: [String: String]? = index % 2 == 0 ? nil : ["price": "\(index).00", "description": "a\tb\\c"]
+            let etag: String? = index % 5 == 0 ? nil : "\"e\(index)\""
+            return Manifest.Item(
+                key: "http://h/img/\(index).png", path: "images/\(index)-0123456789.png",
+                sha256: String(repeating: "a", count: 64),
+                bytes: Int64(index * 1000), contentType: "image/png", title: title, metadata: metadata, etag: etag,
+                lastModified: nil,
+                firstSeen: Date(timeIntervalSince1970: 1_700_000_000), lastChecked: Date(timeIntervalSince1970: 1_700_000_100))
+        }
+        let manifest = Manifest(
+            source: "http://h/", generatedAt: Date(timeIntervalSince1970: 1_700_000_200), items: items,
+            rejected: [.init(key: "http://h/x.svg", reason: "unsupported-type")])
+        let batched = try manifest.encoded()
+        #expect(batched == (try JSONCoding.encode(manifest)))
+        #expect(try JSONCoding.decode(Manifest.self, from: batched) == manifest)
+    }
+
     @Test("sizes are decimal, one decimal below 10, rounded half up on the exact count")
     func sizes() {
         let expected: [(Int64, String)] = [

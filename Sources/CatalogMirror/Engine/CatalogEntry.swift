@@ -1,5 +1,8 @@
 /// Everything the run knows about one key: merged catalog text, verdict, and outcome.
-struct CatalogEntry {
+///
+/// A class, not a struct: the catalog holds one per key (10,000 and more), a dictionary of large
+/// inline values keeps its empty slots that large too, and sorting it copied every entry.
+final class CatalogEntry {
     var key: CanonicalURL
     var title: String?
     var titleSource: ImageReference.TitleSource
@@ -22,7 +25,7 @@ struct CatalogEntry {
     /// Adds what another sighting of the key says: a title from a better source replaces the
     /// current one; other fields fill gaps (first sighting wins on conflicts, so the result
     /// does not depend on anything but document order).
-    mutating func merge(_ reference: ImageReference) {
+    func merge(_ reference: ImageReference) {
         if let newTitle = reference.title, title == nil || reference.titleSource > titleSource {
             if let oldTitle = title, oldTitle != newTitle, metadata["alt"] == nil, titleSource == .attribute {
                 metadata["alt"] = oldTitle

@@ -17,6 +17,8 @@ struct HTTPSession: Sendable {
     let politeness: Politeness
     /// The `Crawl-delay` to keep for a URL's host, when robots.txt gave one (never fetches).
     let crawlDelay: @Sendable (CanonicalURL) async -> Duration?
+    /// Cuts off attempts past their deadline.
+    let watchdog = DeadlineWatchdog()
 
     init(
         client: HTTPClient, configuration: FetchConfiguration, politeness: Politeness? = nil,
@@ -60,8 +62,7 @@ struct HTTPSession: Sendable {
             // The host's slot is held for the whole attempt, body included.
             await politeness.acquire(host: url.host, crawlDelay: await crawlDelay(url))
             let outcome = await attemptWithinDeadline(
-                url, method: method, headers: headers, deadline: deadline, gate: gate, clock: clock ?? TransferClock(),
-                consume: consume)
+                url, method: method, headers: headers, deadline: deadline, gate: gate, clock: clock, consume: consume)
             await politeness.release(host: url.host)
             let failure: FetchFailure
             let retryDelay: Duration
@@ -88,36 +89,16 @@ struct HTTPSession: Sendable {
     /// the deadline is per item, so a server that never finishes is not asked again.
     private func attemptWithinDeadline<T: Sendable>(
         _ url: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration,
-        gate: @escaping RequestGate, clock: TransferClock, consume: @escaping @Sendable (Success) async throws(BodyError) -> T
+        gate: @escaping RequestGate, clock: TransferClock?, consume: @escaping @Sendable (Success) async throws(BodyError) -> T
     ) async -> Result<T, Attempt> {
         let headers = headers.map { Header(name: $0.0, value: $0.1) }
-        return await withTaskGroup(of: Result<T, Attempt>?.self) { group in
-            group.addTask {
-                await self.attempt(
-                    url, method: method, headers: headers.map { ($0.name, $0.value) }, deadline: deadline, gate: gate,
-                    consume: consume)
-            }
-            group.addTask {
-                let started = ContinuousClock.now
-                while true {
-                    let used = ContinuousClock.now - started - clock.paused
-                    if used >= deadline { break }
-                    do {
-                        try await Task.sleep(for: deadline - used)
-                    } catch {
-                        return nil
-                    }
-                }
-                return .failure(.final(FetchFailure(.timeout, "\(url) did not finish within \(deadline)")))
-            }
-            while let result = await group.next() {
-                if let result {
-                    group.cancelAll()
-                    return result
-                }
-            }
-            return .failure(.final(FetchFailure(.networkError, "\(url): cancelled")))
+        let outcome = await watchdog.run(deadline: deadline, clock: clock) {
+            await self.attempt(
+                url, method: method, headers: headers.map { ($0.name, $0.value) }, deadline: deadline, gate: gate,
+                consume: consume)
         }
+        if let outcome { return outcome }
+        return .failure(.final(FetchFailure(.timeout, "\(url) did not finish within \(deadline)")))
     }
 
     /// A header as a Sendable value (tuples are not).

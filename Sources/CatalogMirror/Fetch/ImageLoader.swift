@@ -50,10 +50,11 @@ public actor ImageLoader {
     private var memoryHitCount = 0
 
     /// - Parameters:
-    ///   - capacity: completed outcomes kept in memory. Default: 4,096.
+    ///   - capacity: completed outcomes kept in memory. Default: 512 (the engine loads each key once;
+    ///     the cache serves repeated loads close together, and each entry costs memory per key).
     ///   - now: the clock for `firstSeen`/`lastChecked`. Default: the system clock.
     public init(
-        storage: DiskStorage, source: any ImageSource, capacity: Int = 4096,
+        storage: DiskStorage, source: any ImageSource, capacity: Int = 512,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.storage = storage

@@ -9,22 +9,46 @@
 /// Written by hand because Foundation's `URL` keeps escapes as written (`%7e` and `~` differ),
 /// does not decode unreserved escapes, and resolves some references differently across
 /// platforms; no maintained Swift package implements RFC 3986 normalization.
+///
+/// Stored as the canonical text plus the offsets of its parts (40 bytes in all): a run holds a
+/// key several times per image (index, catalog, loader, duplicate filter), and six separate
+/// strings made each copy 104 bytes. The parts are substrings of `string`, made on demand
+/// (short ones, like the scheme and most hosts, need no allocation).
 public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The canonical text, e.g. `http://host:8080/gallery/image?3`.
     public let string: String
+    /// UTF-8 offsets into `string`: the scheme ends at `schemeEnd` (the ":"); the authority runs
+    /// from `authorityStart` (after "//", or -1 when there is none) to `pathStart`, and the host
+    /// from `hostStart` to `hostEnd` inside it; the query starts after `queryStart` (the "?",
+    /// or -1 when there is none).
+    private let schemeEnd: Int32
+    private let authorityStart: Int32
+    private let hostStart: Int32
+    private let hostEnd: Int32
+    private let pathStart: Int32
+    private let queryStart: Int32
+    /// The explicit port, or -1.
+    private let portValue: Int32
+
     /// Lower-cased scheme without the colon, e.g. `http`.
-    public let scheme: String
+    public var scheme: String { part(0, schemeEnd) }
     /// Lower-cased host (empty for URLs without an authority); IPv6 literals keep their brackets.
-    public let host: String
+    public var host: String { authorityStart < 0 ? "" : part(hostStart, hostEnd) }
     /// The explicit port, or nil when absent or the scheme's default.
-    public let port: Int?
+    public var port: Int? { portValue < 0 ? nil : Int(portValue) }
     /// The normalized, still percent-encoded path (never empty when there is an authority).
-    public let path: String
+    public var path: String { part(pathStart, queryStart < 0 ? Int32(string.utf8.count) : queryStart) }
     /// The normalized query without the `?`, or nil when there is none.
-    public let query: String?
+    public var query: String? { queryStart < 0 ? nil : part(queryStart + 1, Int32(string.utf8.count)) }
     /// The normalized authority (`user@host:port`), or nil when there is none; kept so that
     /// resolving against this URL does not parse it again.
-    let authority: String?
+    var authority: String? { authorityStart < 0 ? nil : part(authorityStart, pathStart) }
+
+    /// `string`'s UTF-8 offsets `start..<end` (always whole scalars: the text is ASCII).
+    private func part(_ start: Int32, _ end: Int32) -> String {
+        let utf8 = string.utf8
+        return String(string[utf8.index(utf8.startIndex, offsetBy: Int(start))..<utf8.index(utf8.startIndex, offsetBy: Int(end))])
+    }
 
     public var description: String { string }
 
@@ -57,17 +81,33 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
         self = value
     }
 
-    private init(scheme: String, host: String, port: Int?, authority: String?, path: String, query: String?) {
-        self.scheme = scheme
-        self.host = host
-        self.port = port
-        self.path = path
-        self.query = query
-        self.authority = authority
+    private init?(scheme: String, host: String, port: Int?, authority: String?, path: String, query: String?) {
         var text = scheme + ":"
-        if let authority { text += "//" + authority }
+        schemeEnd = Int32(clamping: scheme.utf8.count)
+        if let authority {
+            text += "//"
+            authorityStart = Int32(clamping: text.utf8.count)
+            // The host is the authority's last part before the port, after any user info.
+            let portSuffix = port.map { ":\($0)" } ?? ""
+            hostEnd = authorityStart + Int32(clamping: authority.utf8.count - portSuffix.utf8.count)
+            hostStart = hostEnd - Int32(clamping: host.utf8.count)
+            text += authority
+        } else {
+            authorityStart = -1
+            hostStart = -1
+            hostEnd = -1
+        }
+        pathStart = Int32(clamping: text.utf8.count)
         text += path
-        if let query { text += "?" + query }
+        if let query {
+            queryStart = Int32(clamping: text.utf8.count)
+            text += "?" + query
+        } else {
+            queryStart = -1
+        }
+        // Offsets are 32-bit; a key longer than that is not a key anyone can request.
+        guard text.utf8.count < Int(Int32.max) else { return nil }
+        portValue = Int32(port ?? -1)
         self.string = text
     }
 

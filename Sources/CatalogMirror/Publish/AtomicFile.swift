@@ -5,6 +5,17 @@ import Foundation
 /// over the destination.
 enum AtomicFile {
     static func write(_ bytes: some Collection<UInt8>, to destination: URL, temporaryDirectory: URL) throws(PublishError) {
+        try write(to: destination, temporaryDirectory: temporaryDirectory) { writer in
+            // Data and arrays are written from their own storage, not copied first.
+            let written = try bytes.withContiguousStorageIfAvailable { try writer.write(UnsafeRawBufferPointer($0)) }
+            if written == nil { try Array(bytes).withUnsafeBytes { try writer.write($0) } }
+        }
+    }
+
+    /// Writes what `produce` hands the writer, atomically, without holding the whole file.
+    static func write(
+        to destination: URL, temporaryDirectory: URL, _ produce: (TemporaryFileWriter) throws -> Void
+    ) throws(PublishError) {
         let writer: TemporaryFileWriter
         do {
             writer = try TemporaryFileWriter(in: temporaryDirectory)
@@ -12,7 +23,7 @@ enum AtomicFile {
             throw PublishError("cannot write into \(temporaryDirectory.path): \(error)")
         }
         do {
-            try Array(bytes).withUnsafeBytes { try writer.write($0) }
+            try produce(writer)
             try writer.finish()
         } catch {
             writer.discard()

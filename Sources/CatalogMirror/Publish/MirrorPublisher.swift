@@ -23,36 +23,61 @@ struct MirrorPublisher {
             }
             try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
         }
-        let pages = render(manifest)
-        for (number, html) in pages.enumerated().reversed() {
-            let destination = layout.root.appendingPathComponent(Self.pageFileName(number + 1))
-            try AtomicFile.writeIfChanged(Array(html.utf8), to: destination, temporaryDirectory: layout.temporary)
+        // Last page first, so a page is never written before the pages it links forward to;
+        // a few pages at a time (one per core), so the site is never all in memory.
+        let pages = Pages(manifest: manifest, itemsPerPage: itemsPerPage)
+        let group = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var end = pages.count
+        while end > 0 {
+            let start = max(0, end - group)
+            let rendered = render(pages, start..<end)
+            for (offset, html) in rendered.enumerated().reversed() {
+                let destination = layout.root.appendingPathComponent(Self.pageFileName(start + offset + 1))
+                try AtomicFile.writeIfChanged(Array(html.utf8), to: destination, temporaryDirectory: layout.temporary)
+            }
+            end = start
         }
-        let manifestBytes: Data
-        do {
-            manifestBytes = try manifest.encoded()
-        } catch {
-            throw PublishError("cannot encode manifest.json: \(error)")
+        try AtomicFile.write(to: layout.manifest, temporaryDirectory: layout.temporary) { writer in
+            try manifest.write { try writer.write($0) }
         }
-        try AtomicFile.write(manifestBytes, to: layout.manifest, temporaryDirectory: layout.temporary)
         removeStalePages(keeping: pages.count)
     }
 
-    /// The HTML of every page, first page first. Pages are independent, so they are rendered
-    /// on every core at once (at 10,000 images rendering was the longest step of a re-sync).
+    /// The manifest's items cut into pages.
+    struct Pages {
+        let manifest: Manifest
+        let chunks: [ArraySlice<Manifest.Item>]
+        let siteTitle: String
+        var count: Int { chunks.count }
+
+        init(manifest: Manifest, itemsPerPage: Int) {
+            let perPage = max(1, itemsPerPage)
+            self.manifest = manifest
+            chunks = stride(from: 0, to: max(manifest.items.count, 1), by: perPage).map {
+                manifest.items[min($0, manifest.items.count)..<min($0 + perPage, manifest.items.count)]
+            }
+            siteTitle = MirrorPublisher.siteTitle(for: manifest.source)
+        }
+    }
+
+    /// The HTML of every page, first page first.
     func render(_ manifest: Manifest) -> [String] {
-        let perPage = max(1, itemsPerPage)
-        let chunks = stride(from: 0, to: max(manifest.items.count, 1), by: perPage).map {
-            Array(manifest.items[min($0, manifest.items.count)..<min($0 + perPage, manifest.items.count)])
-        }
-        let siteTitle = Self.siteTitle(for: manifest.source)
-        let pages = Mutex([String](repeating: "", count: chunks.count))
-        DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
+        let pages = Pages(manifest: manifest, itemsPerPage: itemsPerPage)
+        return render(pages, 0..<pages.count)
+    }
+
+    /// The HTML of pages `range` (0-based), rendered on every core at once: pages are
+    /// independent, and at 10,000 images rendering was the longest step of a re-sync.
+    func render(_ pages: Pages, _ range: Range<Int>) -> [String] {
+        let rendered = Mutex([String](repeating: "", count: range.count))
+        DispatchQueue.concurrentPerform(iterations: range.count) { offset in
+            let index = range.lowerBound + offset
             let html = renderPage(
-                index: index, items: chunks[index], pageCount: chunks.count, siteTitle: siteTitle, manifest: manifest)
-            pages.withLock { $0[index] = html }
+                index: index, items: Array(pages.chunks[index]), pageCount: pages.count, siteTitle: pages.siteTitle,
+                manifest: pages.manifest)
+            rendered.withLock { $0[offset] = html }
         }
-        return pages.withLock { $0 }
+        return rendered.withLock { $0 }
     }
 
     private func renderPage(index: Int, items: [Manifest.Item], pageCount: Int, siteTitle: String, manifest: Manifest)
