@@ -110,6 +110,7 @@ struct CanonicalURLTests {
         #expect(url.path == path)
         #expect(url.query == query)
         #expect(url.authority == authority)
+        #expect(url.origin == scheme + "://" + host + (port.map { ":\($0)" } ?? ""))
         #expect(url.pathAndQuery == path + (query.map { "?" + $0 } ?? ""))
         // A relative reference resolved against it keeps its authority.
         if authority != nil { #expect(CanonicalURL("../x?y", relativeTo: url)?.authority == authority) }

@@ -114,7 +114,7 @@ struct PolitenessTests {
         let started = ContinuousClock.now
         for _ in 0..<30 {
             await politeness.acquire(host: "h", crawlDelay: nil)
-            await politeness.release(host: "h")
+            politeness.release(host: "h")
         }
         // 20 tokens at once, then 10 more at 1/20 s each: at least 0.5 s (sleeps never end early).
         #expect(ContinuousClock.now - started >= .milliseconds(490))
@@ -126,7 +126,7 @@ struct PolitenessTests {
         let started = ContinuousClock.now
         for _ in 0..<3 {
             await politeness.acquire(host: "slow", crawlDelay: .milliseconds(100))
-            await politeness.release(host: "slow")
+            politeness.release(host: "slow")
         }
         #expect(ContinuousClock.now - started >= .milliseconds(200))
     }
@@ -142,7 +142,7 @@ struct PolitenessTests {
                     inFlight.change(+1)
                     await Task.yield()
                     inFlight.change(-1)
-                    await politeness.release(host: "h")
+                    politeness.release(host: "h")
                 }
             }
         }

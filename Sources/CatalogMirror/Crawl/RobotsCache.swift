@@ -1,9 +1,12 @@
+import Synchronization
+
 /// robots.txt per origin, fetched once and shared: concurrent questions about a new host wait
-/// for the one fetch.
+/// for the one fetch. Once an origin's file is known it is answered without a hop to the actor
+/// (every key and every request asks).
 public actor RobotsCache {
     private let fetch: @Sendable (CanonicalURL) async -> RobotsTxt
     private var policies: [String: Task<RobotsTxt, Never>] = [:]
-    private var fetched: [String: RobotsTxt] = [:]
+    private nonisolated let fetched = Mutex<[String: RobotsTxt]>([:])
 
     /// - Parameter fetch: reads and parses `origin/robots.txt`; its answer for 4xx is
     ///   `.allowAll`, for 5xx or an unreachable host `.disallowAll`.
@@ -12,8 +15,9 @@ public actor RobotsCache {
     }
 
     /// Whether robots.txt of `url`'s origin allows fetching it.
-    public func allows(_ url: CanonicalURL) async -> Bool {
-        await policy(for: url).allows(url)
+    public nonisolated func allows(_ url: CanonicalURL) async -> Bool {
+        if let known = fetchedPolicy(for: url) { return known.allows(url) }
+        return await policy(for: url).allows(url)
     }
 
     /// The robots.txt of `url`'s origin (fetched on first use, shared by every caller).
@@ -24,13 +28,14 @@ public actor RobotsCache {
         let task = Task { [fetch] in await fetch(robotsURL) }
         policies[origin] = task
         let policy = await task.value
-        fetched[origin] = policy
+        fetched.withLock { $0[origin] = policy }
         return policy
     }
 
     /// The robots.txt of `url`'s origin if it has been fetched already; never fetches (the
     /// request pacer asks this, and must not wait for robots.txt to pace robots.txt).
-    public func fetchedPolicy(for url: CanonicalURL) -> RobotsTxt? {
-        fetched[url.origin]
+    public nonisolated func fetchedPolicy(for url: CanonicalURL) -> RobotsTxt? {
+        let origin = url.origin
+        return fetched.withLock { $0[origin] }
     }
 }

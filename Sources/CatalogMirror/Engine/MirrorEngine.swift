@@ -63,7 +63,7 @@ public struct MirrorEngine: Sendable {
         let robots = RobotsCache { url in await Self.fetchRobots(url, session: robotsSession, gate: scopeGate) }
         let session = HTTPSession(
             client: client, configuration: configuration.fetch, politeness: politeness,
-            crawlDelay: { url in honourRobots ? await robots.fetchedPolicy(for: url)?.crawlDelay : nil })
+            crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil })
         let gate: RequestGate = { url in
             if let refusal = await scopeGate(url) { return refusal }
             if honourRobots, await !robots.allows(url) { return .robots }

@@ -63,7 +63,7 @@ struct HTTPSession: Sendable {
             await politeness.acquire(host: url.host, crawlDelay: await crawlDelay(url))
             let outcome = await attemptWithinDeadline(
                 url, method: method, headers: headers, deadline: deadline, gate: gate, clock: clock, consume: consume)
-            await politeness.release(host: url.host)
+            politeness.release(host: url.host)
             let failure: FetchFailure
             let retryDelay: Duration
             switch outcome {

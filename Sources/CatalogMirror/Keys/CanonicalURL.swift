@@ -142,6 +142,8 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// `scheme://host[:port]`, the origin robots.txt and scope checks work on.
     public var origin: String {
+        // Without user info the origin is the text before the path, as stored.
+        if authorityStart >= 0 && hostStart == authorityStart { return part(0, pathStart) }
         var text = scheme + "://" + host
         if let port { text += ":\(port)" }
         return text
