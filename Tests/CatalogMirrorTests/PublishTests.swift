@@ -73,6 +73,46 @@ struct PublishTests {
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;"))
     }
 
+    @Test("a page is rendered again only when its inputs or its file changed")
+    func pageSkipping() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        for folder in [layout.root, layout.state, layout.temporary] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let publisher = MirrorPublisher(layout: layout, template: try SiteTemplate.embedded(), itemsPerPage: 2)
+        var items = (0..<5).map { index in item("t\(index)") }
+        var manifest = Manifest(source: "http://h/", generatedAt: Date(), items: items, rejected: [])
+        #expect(try publisher.publish(manifest) == .init(rendered: 3, skipped: 0))
+        let pages = publisher.render(manifest)
+
+        // Nothing changed but the time: nothing is rendered.
+        manifest.generatedAt = Date(timeIntervalSinceNow: 3600)
+        #expect(try publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
+
+        // A page edited by hand is rendered again and restored; a deleted one too.
+        let second = layout.root.appendingPathComponent("page-2.html")
+        try Data("defaced".utf8).write(to: second)
+        try FileManager.default.removeItem(at: layout.root.appendingPathComponent("page-3.html"))
+        #expect(try publisher.publish(manifest) == .init(rendered: 2, skipped: 1))
+        #expect(String(decoding: try Data(contentsOf: second), as: UTF8.self) == pages[1])
+
+        // One item's title changes: only its page.
+        items[4] = item("renamed")
+        manifest.items = items
+        #expect(try publisher.publish(manifest) == .init(rendered: 1, skipped: 2))
+        #expect(
+            String(decoding: try Data(contentsOf: layout.root.appendingPathComponent("page-3.html")), as: UTF8.self).contains(
+                "renamed"))
+
+        // A template that shows generatedAt is rendered every time.
+        #expect(PageFingerprints.canSkip(templateSource: "<p>{{siteTitle}}</p>{{#items}}{{title}}{{/items}}"))
+        for source in ["{{generatedAt}}", "{{.}}", "{{{ . }}}", "{{#items}}{{.}}{{/items}}", "{{=<% %>=}}<%x%>"] {
+            #expect(!PageFingerprints.canSkip(templateSource: source), "\(source)")
+        }
+    }
+
     @Test("pages link to each other with relative links only")
     func pagination() throws {
         let publisher = MirrorPublisher(

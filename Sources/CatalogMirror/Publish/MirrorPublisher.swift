@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -12,7 +13,14 @@ struct MirrorPublisher {
 
     static func pageFileName(_ number: Int) -> String { number == 1 ? "index.html" : "page-\(number).html" }
 
-    func publish(_ manifest: Manifest) throws(PublishError) {
+    /// How many pages a publish rendered, and how many it left as they were.
+    struct Outcome: Equatable {
+        var rendered = 0
+        var skipped = 0
+    }
+
+    @discardableResult
+    func publish(_ manifest: Manifest) throws(PublishError) -> Outcome {
         for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
             guard let destination = layout.file(atRelativePath: path) else { continue }
             do {
@@ -24,23 +32,50 @@ struct MirrorPublisher {
             try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
         }
         // Last page first, so a page is never written before the pages it links forward to;
-        // a few pages at a time (one per core), so the site is never all in memory.
+        // a few pages at a time (one per core), so the site is never all in memory. A page
+        // whose inputs and file are as last written is left alone (PageFingerprints).
         let pages = Pages(manifest: manifest, itemsPerPage: itemsPerPage)
+        let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
+        let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
+        let previous = canSkip ? PageFingerprints.read(from: fingerprintsURL) : nil
+        var next = PageFingerprints()
+        var outcome = Outcome()
         let group = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var end = pages.count
         while end > 0 {
             let start = max(0, end - group)
-            let rendered = render(pages, start..<end)
-            for (offset, html) in rendered.enumerated().reversed() {
-                let destination = layout.root.appendingPathComponent(Self.pageFileName(start + offset + 1))
-                try AtomicFile.writeIfChanged(Array(html.utf8), to: destination, temporaryDirectory: layout.temporary)
+            var stale: [(index: Int, input: String)] = []
+            for index in start..<end {
+                let name = Self.pageFileName(index + 1)
+                let input = PageFingerprints.input(of: index, in: pages, templateSource: template.pageSource)
+                if let entry = previous?.pages[name], entry.input == input,
+                    FileSystem.sha256(atPath: layout.root.path + "/" + name) == entry.output
+                {
+                    next.pages[name] = entry
+                    outcome.skipped += 1
+                } else {
+                    stale.append((index, input))
+                }
+            }
+            let rendered = render(pages, stale.map(\.index))
+            for (page, html) in zip(stale, rendered).reversed() {
+                let name = Self.pageFileName(page.index + 1)
+                let bytes = Array(html.utf8)
+                try AtomicFile.writeIfChanged(
+                    bytes, to: layout.root.appendingPathComponent(name), temporaryDirectory: layout.temporary)
+                next.pages[name] = .init(input: page.input, output: SHA256.hash(data: bytes).hexString)
+                outcome.rendered += 1
             }
             end = start
+        }
+        if canSkip, next != previous, let data = try? JSONCoding.encode(next) {
+            try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary)
         }
         try AtomicFile.write(to: layout.manifest, temporaryDirectory: layout.temporary) { writer in
             try manifest.write { try writer.write($0) }
         }
         removeStalePages(keeping: pages.count)
+        return outcome
     }
 
     /// The manifest's items cut into pages.
@@ -63,15 +98,15 @@ struct MirrorPublisher {
     /// The HTML of every page, first page first.
     func render(_ manifest: Manifest) -> [String] {
         let pages = Pages(manifest: manifest, itemsPerPage: itemsPerPage)
-        return render(pages, 0..<pages.count)
+        return render(pages, Array(0..<pages.count))
     }
 
-    /// The HTML of pages `range` (0-based), rendered on every core at once: pages are
+    /// The HTML of pages `indices` (0-based), rendered on every core at once: pages are
     /// independent, and at 10,000 images rendering was the longest step of a re-sync.
-    func render(_ pages: Pages, _ range: Range<Int>) -> [String] {
-        let rendered = Mutex([String](repeating: "", count: range.count))
-        DispatchQueue.concurrentPerform(iterations: range.count) { offset in
-            let index = range.lowerBound + offset
+    func render(_ pages: Pages, _ indices: [Int]) -> [String] {
+        let rendered = Mutex([String](repeating: "", count: indices.count))
+        DispatchQueue.concurrentPerform(iterations: indices.count) { offset in
+            let index = indices[offset]
             let html = renderPage(
                 index: index, items: Array(pages.chunks[index]), pageCount: pages.count, siteTitle: pages.siteTitle,
                 manifest: pages.manifest)
