@@ -297,13 +297,7 @@ struct ScheduledSyncTests {
 
     @Test("a reader never meets a missing or partial file while a sync adds, replaces and removes images")
     func readerDuringSync() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let server = GalleryServer(catalog: Fixture.catalog())
-        let output = directory.url.appendingPathComponent("m")
-        try await server.run { url in
-            let configuration = testConfiguration(source: url.absoluteString, output: output)
-            _ = try await MirrorEngine(configuration: configuration).run()
+        try await afterFirstSync { server, _, configuration, output in
             for round in 0..<3 {
                 server.update { catalog in
                     // Each round replaces, removes and adds something.

@@ -74,17 +74,7 @@ struct StateJournal {
         var line = Data([0x0A])
         line.append(try encoder.encode(record))
         line.append(0x0A)
-        try line.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw TemporaryFileWriter.WriteError(errno: errno)
-                }
-                offset += written
-            }
-        }
+        try line.withUnsafeBytes { try TemporaryFileWriter.writeAll($0, to: descriptor) }
     }
 
     /// Empties the journal (its records are now in the manifest).

@@ -33,6 +33,11 @@ final class TemporaryFileWriter {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try Self.writeAll(bytes, to: descriptor)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, resuming after short writes and signals.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
