@@ -22,10 +22,18 @@ public struct ImageReference: Sendable, Equatable {
     public var declaredLength: Int64?
     /// A media type the document declares (`enclosure@type`, `link@type`).
     public var declaredType: String?
+    /// Which photo of its document this reference shows. References of one document with the
+    /// same number are renditions of one photo (the candidates of a `srcset`, an image and the
+    /// image its link points to, a feed item's thumbnail and content...). Numbers are assigned
+    /// by the reader and mean nothing across documents. Default: nil, a photo of its own.
+    public var photo: Int?
+    /// How large this rendition is, as far as the document tells; ranks the renditions of one
+    /// photo. Default: a display-size rendition of unknown dimensions.
+    public var size: RenditionSize
 
     public init(
         url: String, title: String? = nil, titleSource: TitleSource = .attribute, metadata: [String: String] = [:],
-        declaredLength: Int64? = nil, declaredType: String? = nil
+        declaredLength: Int64? = nil, declaredType: String? = nil, photo: Int? = nil, size: RenditionSize = .init()
     ) {
         self.url = url
         self.title = title
@@ -33,6 +41,53 @@ public struct ImageReference: Sendable, Equatable {
         self.metadata = metadata
         self.declaredLength = declaredLength
         self.declaredType = declaredType
+        self.photo = photo
+        self.size = size
+    }
+}
+
+/// What a document says about the size of one rendition of a photo.
+///
+/// Ordered from smallest to largest: by role first (a thumbnail is smaller than the image shown
+/// on a page, which is smaller than the original a link or a `data-full` attribute points to),
+/// then by pixel width (a `srcset` `w` descriptor, `width` attributes, `media:content@width`),
+/// then by pixel density (`2x`). Unknown dimensions compare equal, so the caller breaks ties
+/// (by downloaded size, then by key).
+public struct RenditionSize: Sendable, Equatable, Comparable {
+    /// The part a rendition plays, as its markup shows it.
+    public enum Role: Int, Sendable, Comparable {
+        /// A small preview: `media:thumbnail`, a JSON `thumb` field, `data-thumb`, an image that
+        /// links to a larger one.
+        case thumbnail = 0
+        /// The image a page shows (`img@src`, `srcset` candidates).
+        case display = 1
+        /// The full-size original: the target of the link around an image, `data-full`,
+        /// `data-big`, `data-original`, `data-large`, an enclosure, `media:content`.
+        case full = 2
+
+        public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public var role: Role
+    /// Width in pixels, when the document gives it.
+    public var width: Int?
+    /// Height in pixels, when the document gives it.
+    public var height: Int?
+    /// Pixel density (`srcset` `x` descriptor), when the document gives it.
+    public var density: Double?
+
+    public init(role: Role = .display, width: Int? = nil, height: Int? = nil, density: Double? = nil) {
+        self.role = role
+        self.width = width
+        self.height = height
+        self.density = density
+    }
+
+    public static func < (lhs: RenditionSize, rhs: RenditionSize) -> Bool {
+        if lhs.role != rhs.role { return lhs.role < rhs.role }
+        if let left = lhs.width, let right = rhs.width, left != right { return left < right }
+        if let left = lhs.density, let right = rhs.density, left != right { return left < right }
+        return false
     }
 }
 
