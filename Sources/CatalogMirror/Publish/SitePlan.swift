@@ -46,12 +46,20 @@ struct SitePlan {
         var albumOfURL: [String: Int] = [:]
         let sourceDirectory = Self.directory(of: manifest.source)
         var usedBases: Set<String> = ["index"]
+        var albumOfPath: [String: Int] = [:]
         for album in manifest.albums ?? [] where albumOfURL[album.url] == nil {
             if album.url == manifest.source || albums[0].url == nil && Self.isStartPage(album.url, of: manifest.source) {
-                albums[0].url = album.url
+                albums[0].url = albums[0].url ?? album.url
                 albumOfURL[album.url] = 0
+                albumOfPath[Self.withoutQuery(album.url)] = 0
                 continue
             }
+            // `?page=2` of an album is more of that album, not an album of its own.
+            if let continued = albumOfPath[Self.withoutQuery(album.url)] {
+                albumOfURL[album.url] = continued
+                continue
+            }
+            albumOfPath[Self.withoutQuery(album.url)] = albums.count
             var base = "albums/" + Self.slug(album.url, under: sourceDirectory)
             if usedBases.contains(base) {
                 var suffix = 2
@@ -135,6 +143,10 @@ struct SitePlan {
     }
 
     // MARK: - Names
+
+    static func withoutQuery(_ url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
 
     static func directory(of url: String) -> String {
         let path = url.prefix { $0 != "?" && $0 != "#" }
