@@ -37,7 +37,7 @@ struct PublishPlan {
         var previousIndex: [String: Int] = [:]
         previousIndex.reserveCapacity(previousItems.count)
         for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
-        warnings = summary.pageFailures
+        warnings = summary.warnings + summary.pageFailures
         for entry in catalog.values.sorted(by: { $0.key < $1.key }) {
             let key = entry.key.string
             let before = previousIndex[key].map { previousItems[$0] }
