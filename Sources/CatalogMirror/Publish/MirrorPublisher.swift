@@ -23,13 +23,7 @@ struct MirrorPublisher {
     func publish(_ manifest: Manifest) throws(PublishError) -> Outcome {
         for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
             guard let destination = layout.file(atRelativePath: path) else { continue }
-            do {
-                try FileManager.default.createDirectory(
-                    at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            } catch {
-                throw PublishError("cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)")
-            }
-            try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
+            try write(bytes, to: destination)
         }
         // Last page first, so a page is never written before the pages it links forward to;
         // a few pages at a time (one per core), so the site is never all in memory. A page
@@ -62,16 +56,7 @@ struct MirrorPublisher {
             for (page, html) in zip(stale, rendered).reversed() {
                 let name = site.pages[page.index].fileName
                 let bytes = Array(html.utf8)
-                let destination = layout.root.appendingPathComponent(name)
-                if name.contains("/") {
-                    do {
-                        try FileManager.default.createDirectory(
-                            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    } catch {
-                        throw PublishError("cannot create \(destination.deletingLastPathComponent().path): \(error)")
-                    }
-                }
-                try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
+                try write(bytes, to: layout.root.appendingPathComponent(name))
                 next.pages[name] = .init(input: page.input, output: SHA256.hash(data: bytes).hexString)
                 outcome.rendered += 1
             }
@@ -85,6 +70,17 @@ struct MirrorPublisher {
         }
         removeStalePages(keeping: Set(site.pages.map(\.fileName)))
         return outcome
+    }
+
+    /// Writes a generated file unless it already holds `bytes`, creating its folder first.
+    private func write(_ bytes: [UInt8], to destination: URL) throws(PublishError) {
+        let folder = destination.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw PublishError("cannot create \(folder.path): \(error.localizedDescription)")
+        }
+        try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
     }
 
     /// The HTML of every page, in the order of `SitePlan.pages` (the start page first).
