@@ -27,6 +27,16 @@ final class Timeline: Sendable {
     }
     func leave() { inFlight.withLock { $0.now -= 1 } }
     var maxInFlight: Int { inFlight.withLock { $0.max } }
+
+    /// Holds a request until `count` requests have been in flight at once, or `limit` passes:
+    /// a server that proves the client overlaps requests without depending on how fast the
+    /// machine happens to be.
+    func holdUntil(inFlight count: Int, within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while maxInFlight < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
 }
 
 @Suite("Real galleries, real servers, hostile input")
@@ -139,21 +149,24 @@ struct HostileInputTests {
     func pacing() async throws {
         let rateTimeline = Timeline()
         let limitTimeline = Timeline()
-        let routes: @Sendable (Timeline) -> @Sendable (Router<BasicRequestContext>, @escaping @Sendable () -> String) -> Void = {
-            timeline in
+        // The rated server holds each image until three are in flight (or 2 s pass), so the
+        // overlap the test asserts does not depend on the machine's speed.
+        let routes: @Sendable (Timeline, Int) -> @Sendable (Router<BasicRequestContext>, @escaping @Sendable () -> String) -> Void = {
+            timeline, hold in
             { router, _ in
                 router.get("/") { _, _ in html((1...12).map { "<img src=\"/img/\($0).png\">" }.joined()) }
                 router.get("/img/{name}") { request, _ in
                     timeline.arrived(request.uri.path)
                     timeline.enter()
                     defer { timeline.leave() }
+                    await timeline.holdUntil(inFlight: hold, within: .seconds(2))
                     try await Task.sleep(for: .milliseconds(50))
                     return bytes(Fixture.png)
                 }
             }
         }
         let started = ContinuousClock.now
-        let rated = try await mirror(routes: routes(rateTimeline)) {
+        let rated = try await mirror(routes: routes(rateTimeline, 3)) {
             $0.fetch.rate = 10
             $0.fetch.concurrency = 8
         }
@@ -163,7 +176,7 @@ struct HostileInputTests {
         // the last cannot start before 0.4 s.
         #expect(ContinuousClock.now - started >= .milliseconds(400))
 
-        let limited = try await mirror(routes: routes(limitTimeline)) {
+        let limited = try await mirror(routes: routes(limitTimeline, 0)) {
             $0.fetch.connectionsPerHost = 2
             $0.fetch.concurrency = 8
         }
