@@ -33,6 +33,8 @@ struct PhotoTests {
             ])
         let roles = Dictionary(uniqueKeysWithValues: page.images.map { ($0.url, $0.size.role) })
         #expect(roles["big/a.jpg"] == .full)
+        #expect(roles["orig/a.jpg"] == .original)
+        #expect(roles["zoom/b.jpg"] == .original)
         #expect(roles["large/a.jpg"] == .full)
         #expect(roles["thumbs/a.jpg"] == .display)
         // The link's title names the photo; "a.jpg" is only a file name, not a title.
@@ -109,7 +111,7 @@ struct PhotoTests {
         #expect(!hostWide.contains(try #require(CanonicalURL("http://h:8080/g/x"))))
     }
 
-    @Test("thumbnail → per-photo page → display and original are one photo; album covers are not album members")
+    @Test("thumbnail → per-photo page → display and original are one photo; the cover makes the start page its album")
     func photoGroups() throws {
         // Page 0 (the index) shows an album cover linking to album page 1; page 1 shows two
         // thumbnails linking to per-photo pages 2 and 3; each of those shows its display image
@@ -153,7 +155,72 @@ struct PhotoTests {
         let photos = groups.photos.map { Set($0.keys.map { String($0.string.dropFirst("http://h/g/".count)) }) }
         #expect(
             Set(photos) == [["a/thumb_1.jpg", "a/scaled_1.jpg", "a/1.jpg"], ["a/thumb_2.jpg", "a/scaled_2.jpg", "a/2.jpg"]])
-        #expect(groups.photos.allSatisfy { $0.album == 1 })
+        // SPEC: a photo's album is the first page (in crawl order) it was found on, an album's
+        // cover on the start page included.
+        #expect(
+            Set(groups.photos.map { "\($0.keys.map(\.string).sorted().first ?? "") \($0.album ?? -1)" }) == [
+                "http://h/g/a/1.jpg 0", "http://h/g/a/2.jpg 1",
+            ])
+        #expect(groups.decorations.isEmpty)
+    }
+
+    @Test("captions title the image before them; generators' stock words and file names are no titles")
+    func captionsAndStockWords() throws {
+        let page = try scan(
+            """
+            <div id="image"><img src="lake_small.jpg" alt="Image lake.jpg"></div>
+            <div class="image_comment">Alpine Lake at Dawn</div>
+            <div class="original_link"><a href="lake.jpg">Original picture</a></div>
+            <div class="image_caption_tech"><ul><li>lake.jpg</li></ul></div>
+            <a href="fern.jpg" title="Click to see full size fern.jpg "><img src="scaled_fern.jpg" alt="Scaled image fern.jpg "></a>
+            <p class="caption">&nbsp; Fern Spiral &nbsp;(2/8)&nbsp;</p>
+            <a href="next.html"><img src="maple_thumb.jpg" alt="maple thumb"></a>
+            """)
+        let titles = Dictionary(page.images.map { ($0.url, $0.title ?? "-") }, uniquingKeysWith: { first, _ in first })
+        #expect(titles["lake_small.jpg"] == "Alpine Lake at Dawn")
+        #expect(titles["lake.jpg"] == "-")
+        #expect(titles["scaled_fern.jpg"] == "Fern Spiral")
+        #expect(titles["fern.jpg"] == "Fern Spiral")
+        #expect(titles["maple_thumb.jpg"] == "-")
+        for stock in ["Original picture", "Scaled image fern.jpg", "Click to see full size fern.jpg", "maple thumb", "Download"] {
+            #expect(PageReading.label(stock) == nil, "\(stock)")
+        }
+        for title in ["Full Moon over the Bay", "Sunset", "Old Bridge", "The Baker"] {
+            #expect(PageReading.label(title) == title)
+        }
+    }
+
+    @Test("an image alone on most pages, or marked as a spinner or icon, is decoration; a repeated thumbnail is not")
+    func decorations() throws {
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        func see(_ url: String, _ document: Int, _ photo: Int, decorative: Bool = false) throws {
+            let key = try #require(CanonicalURL("http://h/" + url))
+            var reference = ImageReference(url: url, photo: photo)
+            reference.isDecoration = decorative
+            let discovery = Discovery(key: key, reference: reference, document: document)
+            let entry = catalog[key] ?? CatalogEntry(key: key, reference: reference, verdict: .accepted)
+            entry.see(discovery)
+            catalog[key] = entry
+        }
+        var summary = CrawlSummary()
+        for document in 0..<4 {
+            let url = try #require(CanonicalURL("http://h/\(document).html"))
+            summary.documents[document] = .init(url: url, kind: .page)
+            summary.pageNumbers[url] = document
+            try see("arrow.png", document, 0)
+            try see("photo\(document).jpg", document, 1)
+            // A strip of thumbnails, each linking to its per-photo page, on every page.
+            try see("thumb.jpg", document, 2)
+            summary.photoLinks.append(.init(document: document, photo: 2, page: try #require(CanonicalURL("http://h/3.html"))))
+        }
+        try see("spinner.gif", 1, 3, decorative: true)
+        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        #expect(groups.decorations.map(\.string).sorted() == ["http://h/arrow.png", "http://h/spinner.gif"])
+        // The arrow joins no photo even though every page shows it.
+        #expect(groups.photo(of: try #require(CanonicalURL("http://h/arrow.png")))?.keys.count == 1)
+
+        let marked = try scan(#"<img src="/load.gif" class="lazy-spinner"><img src="/a.jpg" class="photo">"#)
+        #expect(marked.images.map(\.isDecoration) == [true, false])
     }
 
     @Test("a key shared by many different photos is a placeholder: it joins nothing")

@@ -63,8 +63,6 @@ struct Binary {
         let out = Pipe()
         let err = Pipe()
         let running = try start(arguments, in: directory, stdout: out, stderr: err)
-        // Blocking reads run on Dispatch threads, never on the cooperative pool, which the
-        // in-process test servers need (two blocked threads are all of it on two cores).
         async let stdout = readToEnd(out.fileHandleForReading)
         async let stderr = readToEnd(err.fileHandleForReading)
         let (o, e) = await (stdout, stderr)
@@ -72,9 +70,14 @@ struct Binary {
         return Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
-    private static func readToEnd(_ handle: FileHandle) async -> Data {
+    /// Reads `handle` to its end on a thread of its own. Not on a Dispatch global queue: on
+    /// Linux the Swift concurrency pool runs on those same few threads, so a dozen blocked
+    /// pipe reads starve the in-process test servers, whose requests then wait for the binary
+    /// that waits for them (a deadlock broken only by timeouts).
+    static func readToEnd(_ handle: FileHandle) async -> Data {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+            let thread = Thread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+            thread.start()
         }
     }
 }

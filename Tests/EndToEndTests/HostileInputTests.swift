@@ -33,7 +33,7 @@ final class Timeline: Sendable {
     /// machine happens to be.
     func holdUntil(inFlight count: Int, within limit: Duration) async {
         let deadline = ContinuousClock.now + limit
-        while maxInFlight < count, ContinuousClock.now < deadline {
+        while maxInFlight < count, ContinuousClock.now < deadline, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -151,20 +151,21 @@ struct HostileInputTests {
         let limitTimeline = Timeline()
         // The rated server holds each image until three are in flight (or 2 s pass), so the
         // overlap the test asserts does not depend on the machine's speed.
-        let routes: @Sendable (Timeline, Int) -> @Sendable (Router<BasicRequestContext>, @escaping @Sendable () -> String) -> Void = {
-            timeline, hold in
-            { router, _ in
-                router.get("/") { _, _ in html((1...12).map { "<img src=\"/img/\($0).png\">" }.joined()) }
-                router.get("/img/{name}") { request, _ in
-                    timeline.arrived(request.uri.path)
-                    timeline.enter()
-                    defer { timeline.leave() }
-                    await timeline.holdUntil(inFlight: hold, within: .seconds(2))
-                    try await Task.sleep(for: .milliseconds(50))
-                    return bytes(Fixture.png)
+        let routes:
+            @Sendable (Timeline, Int) -> @Sendable (Router<BasicRequestContext>, @escaping @Sendable () -> String) -> Void = {
+                timeline, hold in
+                { router, _ in
+                    router.get("/") { _, _ in html((1...12).map { "<img src=\"/img/\($0).png\">" }.joined()) }
+                    router.get("/img/{name}") { request, _ in
+                        timeline.arrived(request.uri.path)
+                        timeline.enter()
+                        defer { timeline.leave() }
+                        await timeline.holdUntil(inFlight: hold, within: .seconds(2))
+                        try await Task.sleep(for: .milliseconds(50))
+                        return bytes(Fixture.png)
+                    }
                 }
             }
-        }
         let started = ContinuousClock.now
         let rated = try await mirror(routes: routes(rateTimeline, 3)) {
             $0.fetch.rate = 10

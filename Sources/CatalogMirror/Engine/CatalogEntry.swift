@@ -20,6 +20,7 @@ final class CatalogEntry {
         var document: Int
         var photo: Int?
         var size: RenditionSize
+        var isDecoration: Bool
     }
 
     /// The largest size any sighting gives the key.
@@ -29,7 +30,9 @@ final class CatalogEntry {
 
     /// Records where `discovery` saw the key (once per document and photo).
     func see(_ discovery: Discovery) {
-        let sighting = Sighting(document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size)
+        let sighting = Sighting(
+            document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size,
+            isDecoration: discovery.reference.isDecoration)
         if let last = sightings.last, last.document == sighting.document, last.photo == sighting.photo {
             if last.size < sighting.size { sightings[sightings.count - 1].size = sighting.size }
             return

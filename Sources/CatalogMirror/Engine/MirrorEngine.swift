@@ -307,6 +307,13 @@ public struct MirrorEngine: Sendable {
             // With --variants largest, which rendition of a photo is the largest is known only
             // when every page has been read: downloads wait for the end of the crawl.
             let deferDownloads = configuration.crawl.variants == .largest
+            // Images marked as decoration, or found to be decoration by the last run, wait for
+            // the end of the crawl too: only then is it known whether they are (and a
+            // decoration is never requested again).
+            let previousDecorations = Set(
+                (await storage.previousManifest?.rejected ?? []).filter { $0.reason == RejectionReason.decoration.rawValue }
+                    .compactMap { CanonicalURL($0.key) })
+            var suspects: [CatalogEntry] = []
             for await discovery in channel {
                 if failure != nil || Task.isCancelled { continue }
                 let reference = discovery.reference
@@ -326,14 +333,31 @@ public struct MirrorEngine: Sendable {
                     if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
                 }
                 guard verdict == .accepted, !deferDownloads else { continue }
+                if reference.isDecoration || previousDecorations.contains(discovery.key) {
+                    suspects.append(entry)
+                    continue
+                }
                 await download(entry)
             }
-            if deferDownloads, failure == nil, !Task.isCancelled {
+            if deferDownloads || !suspects.isEmpty, failure == nil, !Task.isCancelled {
                 while summary == nil, failure == nil, let completion = await group.next() { settle(completion) }
                 if let summary, failure == nil {
-                    for entry in Self.largestRenditions(catalog: catalog, summary: summary, progress: progress) {
-                        await download(entry)
+                    let decorations = PhotoGroups(catalog: catalog, summary: summary).decorations
+                    // Only what has not been requested: a decoration already fetched is left out
+                    // when the plan is made.
+                    let unrequested = deferDownloads ? Array(catalog.values) : suspects
+                    for entry in unrequested where decorations.contains(entry.key) && entry.verdict == .accepted {
+                        entry.verdict = .rejected(.decoration)
+                        progress.update {
+                            $0.accepted -= 1
+                            $0.rejected += 1
+                        }
                     }
+                    let waiting =
+                        deferDownloads
+                        ? Self.largestRenditions(catalog: catalog, summary: summary, progress: progress)
+                        : suspects.filter { $0.verdict == .accepted }
+                    for entry in waiting { await download(entry) }
                 }
             }
             // The crawl is over; wait for the downloads, then let the counter streams end.

@@ -17,6 +17,10 @@ struct PhotoGroups {
     }
 
     private(set) var photos: [Photo] = []
+    /// Keys that are the site's decoration, not photos: an image that is a photo of its own (no
+    /// other rendition, no per-photo page) on at least 3 pages and at least half of the pages
+    /// read (an arrow, a theme's fullscreen button). Empty when that would leave no photo.
+    private(set) var decorations: Set<CanonicalURL> = []
     private var photoOfKey: [CanonicalURL: Int] = [:]
 
     /// The photo `key` is a rendition of.
@@ -34,16 +38,39 @@ struct PhotoGroups {
         // The local photos each key belongs to, and the keys of each local photo.
         var localsOfKey: [CanonicalURL: [Local]] = [:]
         var keysOfLocal: [Local: [CanonicalURL]] = [:]
+        // Local photos a page shows as an image (not only a link to an image file).
+        var shown: Set<Local> = []
         for entry in catalog.values {
             for sighting in entry.sightings {
                 guard let photo = sighting.photo else { continue }
                 let local = Local(document: sighting.document, photo: photo)
+                if sighting.size.role <= .display { shown.insert(local) }
                 if localsOfKey[entry.key, default: []].last != local { localsOfKey[entry.key, default: []].append(local) }
                 if keysOfLocal[local]?.last != entry.key { keysOfLocal[local, default: []].append(entry.key) }
             }
         }
         var linkOfLocal: [Local: CanonicalURL] = [:]
         for link in summary.photoLinks { linkOfLocal[Local(document: link.document, photo: link.photo)] = link.page }
+        // A page with more than two photos that link to pages is an album page (Zenphoto's
+        // "back" arrow links to one), not a per-photo page (which links at most its neighbours).
+        let linkingPhotos = Dictionary(grouping: linkOfLocal.keys, by: \.document).mapValues(\.count)
+        func linksToPhotoPage(_ local: Local) -> Bool {
+            guard let target = linkOfLocal[local], let page = summary.pageNumbers[target] else { return false }
+            return linkingPhotos[page, default: 0] <= 2
+        }
+
+        // Images alone on most pages (an arrow, a theme's button): decoration, joined to nothing
+        // and never a per-photo page's main image. A thumbnail that links to its per-photo page
+        // is a photo however often it shows (a small gallery's strip is on every page).
+        let pages = summary.documents.values.filter { $0.kind == .page }.count
+        var frequent: Set<CanonicalURL> = []
+        if pages >= 3 {
+            for (key, locals) in localsOfKey
+            where locals.allSatisfy({ keysOfLocal[$0] == [key] && !linksToPhotoPage($0) }) {
+                let onPages = Set(locals.map(\.document).filter { summary.documents[$0]?.kind == .page }).count
+                if onPages >= 3, onPages * 2 >= pages { frequent.insert(key) }
+            }
+        }
 
         // Placeholders: keys whose local photos differ in more than two ways.
         var placeholders: Set<CanonicalURL> = []
@@ -65,65 +92,76 @@ struct PhotoGroups {
             indexOfLocal[local] = index
             return index
         }
-        for (key, locals) in localsOfKey where !placeholders.contains(key) {
+        for (key, locals) in localsOfKey where !placeholders.contains(key) && !frequent.contains(key) {
             let first = index(locals[0])
             for local in locals.dropFirst() { sets.union(first, index(local)) }
         }
         // A photo that links to a per-photo page is the same photo as that page's main image.
-        // One that links to a page of several photos is an album's cover: that sighting does not
-        // make the page it is on the photo's album.
         let localsOfDocument = Dictionary(grouping: keysOfLocal.keys, by: \.document)
-        var covers: Set<Local> = []
         for (local, target) in linkOfLocal {
-            guard indexOfLocal[local] != nil, let page = summary.pageNumbers[target], page != local.document else { continue }
-            if let main = Self.mainPhoto(
-                of: localsOfDocument[page] ?? [], links: linkOfLocal, keys: keysOfLocal, catalog: catalog)
-            {
+            guard indexOfLocal[local] != nil, linksToPhotoPage(local), let page = summary.pageNumbers[target],
+                page != local.document
+            else { continue }
+            let locals = (localsOfDocument[page] ?? []).filter { !(keysOfLocal[$0] ?? []).allSatisfy(frequent.contains) }
+            for main in Self.mainPhoto(of: locals, links: linkOfLocal, keys: keysOfLocal, shown: shown, catalog: catalog) {
                 sets.union(index(local), index(main))
-            } else if localsOfDocument[page] != nil {
-                covers.insert(local)
             }
         }
 
         // Components become photos, in key order so numbering does not depend on hashing.
         var photoOfRoot: [Int: Int] = [:]
-        var coverAlbums: [Int: Int] = [:]
         for key in catalog.keys.sorted() {
             guard let entry = catalog[key] else { continue }
             var number = photos.count
-            if !placeholders.contains(key), let locals = localsOfKey[key] {
+            if !placeholders.contains(key), !frequent.contains(key), let locals = localsOfKey[key] {
                 let root = sets.find(index(locals[0]))
                 if let known = photoOfRoot[root] { number = known } else { photoOfRoot[root] = number }
             }
             if number == photos.count { photos.append(Photo(keys: [], album: nil)) }
             photos[number].keys.append(key)
+            // SPEC: the album is the first page in crawl order where the photo was found, an
+            // album's cover on its parent page included.
             for sighting in entry.sightings where summary.documents[sighting.document]?.kind == .page {
-                let isCover = sighting.photo.map { covers.contains(Local(document: sighting.document, photo: $0)) } ?? false
-                if isCover {
-                    coverAlbums[number] = min(coverAlbums[number] ?? .max, sighting.document)
-                } else {
-                    photos[number].album = min(photos[number].album ?? .max, sighting.document)
-                }
+                photos[number].album = min(photos[number].album ?? .max, sighting.document)
             }
             photoOfKey[key] = number
         }
-        for (number, album) in coverAlbums where photos[number].album == nil { photos[number].album = album }
+        decorations = Self.decorations(frequent: frequent, photos: photos, catalog: catalog)
     }
 
-    /// The main image of a per-photo page: its one photo that does not link to another page, or
-    /// among several, the one whose largest rendition is larger than every other's. Nil when the
-    /// page shows several photos alike (an album page, not a per-photo page).
+    /// The frequent images and the images every sighting marks as decoration; none when that
+    /// would leave no photo.
+    private static func decorations(
+        frequent: Set<CanonicalURL>, photos: [Photo], catalog: [CanonicalURL: CatalogEntry]
+    ) -> Set<CanonicalURL> {
+        var found = frequent
+        for entry in catalog.values where !entry.sightings.isEmpty && entry.sightings.allSatisfy(\.isDecoration) {
+            found.insert(entry.key)
+        }
+        let photosLeft = photos.contains { !$0.keys.allSatisfy(found.contains) }
+        return photosLeft ? found : []
+    }
+
+    /// The main image of a per-photo page: its photos that do not link to another page when it
+    /// shows at most one of them as an image (the others are links to image files, like
+    /// lazygal's "Original picture"), or among several shown, the one whose largest rendition
+    /// is larger than every other's. Empty when the page shows several photos alike (an album
+    /// page, not a per-photo page).
     private static func mainPhoto(
-        of locals: [Local], links: [Local: CanonicalURL], keys: [Local: [CanonicalURL]],
+        of locals: [Local], links: [Local: CanonicalURL], keys: [Local: [CanonicalURL]], shown: Set<Local>,
         catalog: [CanonicalURL: CatalogEntry]
-    ) -> Local? {
-        let candidates = locals.filter { links[$0] == nil }
-        guard candidates.count > 1 else { return candidates.first }
+    ) -> [Local] {
+        let candidates = locals.filter { links[$0] == nil }.sorted { $0.photo < $1.photo }
+        switch candidates.filter(shown.contains).count {
+        case 0: return candidates.count == 1 ? candidates : []
+        case 1: return candidates
+        default: break
+        }
         let sized = candidates.map { local -> (Local, RenditionSize) in
             let sizes = (keys[local] ?? []).compactMap { catalog[$0]?.largestSize }
             return (local, sizes.max() ?? RenditionSize(role: .thumbnail))
         }.sorted { $0.1 > $1.1 }
-        return sized[0].1 > sized[1].1 ? sized[0].0 : nil
+        return sized[0].1 > sized[1].1 ? [sized[0].0] : []
     }
 }
 

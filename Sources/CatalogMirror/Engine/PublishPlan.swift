@@ -38,9 +38,17 @@ struct PublishPlan {
         previousIndex.reserveCapacity(previousItems.count)
         for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
         warnings = summary.warnings + summary.pageFailures
+        let groups = PhotoGroups(catalog: catalog, summary: summary)
         for entry in catalog.values.sorted(by: { $0.key < $1.key }) {
             let key = entry.key.string
             let before = previousIndex[key].map { previousItems[$0] }
+            if groups.decorations.contains(entry.key), entry.verdict == .accepted {
+                // Fetched before the crawl was over and the decoration known: not published,
+                // and the next publish step removes its file.
+                policy[RejectionReason.decoration.rawValue, default: 0] += 1
+                rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
+                continue
+            }
             if let image = entry.stored {
                 items.append(
                     Manifest.Item(
@@ -76,7 +84,7 @@ struct PublishPlan {
             }
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))
         }
-        describePhotos(catalog: catalog, summary: summary)
+        describePhotos(groups: groups, catalog: catalog, summary: summary)
         siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
         let published = Set(items.map(\.key))
         removed = (previous?.items ?? []).map(\.key).filter { !published.contains($0) }.sorted {
@@ -89,8 +97,9 @@ struct PublishPlan {
 
     /// Gives each item its photo's album, title and metadata, and each smaller rendition the key
     /// of its photo's largest published rendition (`variantOf`); lists the albums.
-    private mutating func describePhotos(catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary) {
-        let groups = PhotoGroups(catalog: catalog, summary: summary)
+    private mutating func describePhotos(
+        groups: PhotoGroups, catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary
+    ) {
         var indexOfKey: [String: Int] = [:]
         for (index, item) in items.enumerated() { indexOfKey[item.key] = index }
         var albumNumbers: Set<Int> = []

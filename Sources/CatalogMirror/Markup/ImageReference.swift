@@ -30,6 +30,10 @@ public struct ImageReference: Sendable, Equatable {
     /// How large this rendition is, as far as the document tells; ranks the renditions of one
     /// photo. Default: a display-size rendition of unknown dimensions.
     public var size: RenditionSize
+    /// Set when the page marks the image as decoration (an `<img>` whose class says spinner,
+    /// icon, logo, emoji, arrow...): such a key is rejected as `decoration` unless another
+    /// sighting shows it as a photo.
+    public var isDecoration = false
 
     public init(
         url: String, title: String? = nil, titleSource: TitleSource = .attribute, metadata: [String: String] = [:],
@@ -61,9 +65,14 @@ public struct RenditionSize: Sendable, Equatable, Comparable {
         case thumbnail = 0
         /// The image a page shows (`img@src`, `srcset` candidates).
         case display = 1
-        /// The full-size original: the target of the link around an image, `data-full`,
-        /// `data-big`, `data-original`, `data-large`, an enclosure, `media:content`.
+        /// A large rendition: the target of the link around an image, `data-large`, an
+        /// enclosure, `media:content`.
         case full = 2
+        /// The original, as the source names it: `data-big`, `data-full`, `data-orig-file`,
+        /// `data-original`, a JSON `original` field. Ranks above a link's target, which is often
+        /// only a display size (sigal links the 800-pixel image and names the original in
+        /// `data-big`).
+        case original = 3
 
         public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -90,4 +99,3 @@ public struct RenditionSize: Sendable, Equatable, Comparable {
         return false
     }
 }
-

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One pass over a page's elements, in document order (`HTMLScanner.scan`): turns each element
 /// into image references, links, feeds and text, and at the end ties the renditions of each
 /// photo together.
@@ -20,6 +22,10 @@ struct PageReading {
     /// one), by photo: a placeholder shared by several photos is dropped in `finish`.
     private var lazyPlaceholders: [(photo: Int, url: String)] = []
     private var scriptBytes = 0
+    /// The photo of the last `<img>` read: a caption element after it titles it.
+    private var lastImagePhoto: Int?
+    /// Photos a caption element already titled (the first caption after an image is its own).
+    private var captioned: Set<Int> = []
     /// Inline script text kept per page at most; the rest is ignored.
     static let maxScriptBytes = 8 << 20
 
@@ -53,6 +59,7 @@ struct PageReading {
         default:
             break
         }
+        if let classes = node.attribute("class"), Self.isCaptionClass(classes) { readCaption(node) }
         if let style = node.attribute("style"), style.range(of: "url(", options: .caseInsensitive) != nil {
             for url in HTMLScanner.backgroundImages(inStyle: style) { add(url, photo: newPhoto()) }
         }
@@ -171,6 +178,13 @@ struct PageReading {
 
     private mutating func readImage(_ node: MarkupNode) {
         let photo = photoNumber(of: node)
+        let first = scan.images.count
+        defer {
+            if Self.isDecorative(node) {
+                for index in first..<scan.images.count { scan.images[index].isDecoration = true }
+            }
+        }
+        lastImagePhoto = photo
         let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmpty }
         let lazySrcset = ["data-srcset", "data-lazy-srcset"].contains { node.attribute($0)?.nonEmpty != nil }
         let width = node.attribute("width").flatMap { Int($0.trimmingSpaces) }
@@ -188,6 +202,43 @@ struct PageReading {
         addSrcsets(of: node, photo: photo)
         for (url, role) in Self.imageAttributes(of: node) { add(url, photo: photo, size: .init(role: role)) }
         describe(image: node, photo: photo)
+    }
+
+    /// A caption element (class `caption`, `image_comment`, `photo-caption`...) holding only
+    /// text: the title of the image just before it, without a "(2/8)" position.
+    private mutating func readCaption(_ node: MarkupNode) {
+        guard let photo = lastImagePhoto, !captioned.contains(photo),
+            node.elementChildren.allSatisfy({ Self.inlineElements.contains($0.name) }),
+            let text = Self.label(Self.removingPositions(node.text))
+        else { return }
+        captioned.insert(photo)
+        offer(text, .caption, photo: photo)
+    }
+
+    /// Class words that mark an image as the site's furniture rather than a photo.
+    private static let decorationWords = ["spinner", "loader", "loading", "icon", "emoji", "logo", "avatar", "sprite", "arrow"]
+
+    static func isDecorative(_ image: MarkupNode) -> Bool {
+        guard let classes = image.attribute("class")?.lowercased() else { return false }
+        return classes.split(whereSeparator: { $0.isWhitespace }).contains { token in
+            decorationWords.contains(where: token.contains)
+        }
+    }
+
+    private static let inlineElements: Set<String> = ["br", "em", "i", "b", "strong", "span", "small", "q", "cite"]
+
+    /// Whether a class attribute names a caption: a token with "caption" or "comment" in it
+    /// (not the technical details some generators list beside it).
+    static func isCaptionClass(_ classes: String) -> Bool {
+        classes.lowercased().split(whereSeparator: { $0.isWhitespace }).contains { token in
+            (token.contains("caption") || token.contains("comment"))
+                && !["tech", "count", "exif", "meta", "form", "author", "link"].contains(where: token.contains)
+        }
+    }
+
+    /// `text` without slide positions like "(2/8)".
+    static func removingPositions(_ text: String) -> String {
+        text.replacing(/\(\s*\d+\s*\/\s*\d+\s*\)/, with: " ")
     }
 
     private mutating func readSource(_ node: MarkupNode) {
@@ -276,16 +327,21 @@ struct PageReading {
             || lowered.hasPrefix("tel:") || lowered.hasPrefix("data:")
     }
 
-    /// Words in a `data-*` attribute name that say which rendition its image URL is.
-    private static let fullSizeWords = ["big", "full", "orig", "large", "zoom", "hires", "hi-res", "highres", "max", "download"]
+    /// Words in a `data-*` attribute name that say which rendition its image URL is: the
+    /// original (`data-big`, `data-orig-file`, `data-full`), a large size (`data-large-file`),
+    /// a thumbnail (`data-thumb`).
+    private static let originalWords = ["big", "full", "orig", "zoom", "hires", "hi-res", "highres", "max", "download"]
+    private static let largeWords = ["large"]
     private static let thumbnailWords = ["thumb", "small", "tiny", "mini", "preview", "placeholder"]
     /// Words in a `data-*` attribute name that say its value is an image URL even without an
     /// image file extension.
-    private static let imageWords = ["src", "img", "image", "file", "photo", "picture"] + fullSizeWords + thumbnailWords
+    private static let imageWords =
+        ["src", "img", "image", "file", "photo", "picture"] + originalWords + largeWords + thumbnailWords
 
     /// The `data-*` attributes whose value is an image URL (lazy sources aside), with the
-    /// rendition their name says: `data-big`, `data-full`, `data-original`, `data-large-file`,
-    /// `data-zoom-image` are the original; `data-thumb` a thumbnail; others the display size.
+    /// rendition their name says: `data-big`, `data-full`, `data-orig-file`, `data-zoom-image`
+    /// are the original, `data-large-file` a large size, `data-thumb` a thumbnail; others the
+    /// display size.
     static func imageAttributes(of node: MarkupNode) -> [(url: String, role: RenditionSize.Role)] {
         var result: [(String, RenditionSize.Role)] = []
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
@@ -294,9 +350,15 @@ struct PageReading {
             else { continue }
             let words = name.dropFirst(5)
             let role: RenditionSize.Role =
-                fullSizeWords.contains(where: words.contains)
-                ? .full
-                : thumbnailWords.contains(where: words.contains) ? .thumbnail : .display
+                if originalWords.contains(where: words.contains) {
+                    .original
+                } else if largeWords.contains(where: words.contains) {
+                    .full
+                } else if thumbnailWords.contains(where: words.contains) {
+                    .thumbnail
+                } else {
+                    .display
+                }
             result.append((url, role))
         }
         return result
@@ -310,6 +372,34 @@ struct PageReading {
         let words = attribute.dropFirst(5)
         return imageWords.contains(where: words.contains) && (value.contains("/") || value.contains("?"))
             && !value.lowercased().hasPrefix("javascript:")
+    }
+
+    /// Words gallery generators put around a file name or use alone for a link to an image.
+    private static let stockWords: Set<String> = [
+        "click", "to", "see", "view", "open", "show", "the", "a", "an", "of", "in", "at", "full", "size", "full-size",
+        "fullsize", "scaled", "image", "picture", "photo", "thumbnail", "thumb", "original", "enlarge", "zoom",
+        "download", "big", "large", "small", "larger", "version", "previous", "prev", "next", "slide", "return",
+        "index", "back", "here", "this", "resolution", "high", "hi-res", "fullscreen", "screen",
+    ]
+
+    /// Whether `text` says nothing but stock words, or stock words and one file name (or a
+    /// name with "thumb" after it, as lazygal writes its thumbnails' `alt`).
+    static func isStockText(_ text: String) -> Bool {
+        let words = text.lowercased().split(separator: " ").map(String.init)
+        guard (1...8).contains(words.count) else { return false }
+        let isThumbnailAlt = words.count == 2 && ["thumb", "thumbnail"].contains(words[1])
+        var names = 0
+        var stock = 0
+        for word in words {
+            if stockWords.contains(word.trimmingCharacters(in: .punctuationCharacters)) {
+                stock += 1
+            } else if HTMLScanner.hasImageExtension(word) || isThumbnailAlt {
+                names += 1
+            } else {
+                return false
+            }
+        }
+        return stock > 0 && names <= 1
     }
 
     /// Names of `data-*` attributes that are a script's plumbing, not catalog text.
@@ -336,10 +426,13 @@ struct PageReading {
     }
 
     /// Text fit to show as a label: white space collapsed, not empty, and not a file name, path
-    /// or URL (a name only the file system chose is no title).
+    /// or URL (a name only the file system chose is no title), nor a generator's stock words
+    /// around one ("Scaled image fern.jpg", "Click to see full size fern.jpg", "fern thumb",
+    /// "Original picture").
     static func label(_ raw: String?, maxLength: Int = 300) -> String? {
         guard let raw, let text = raw.collapsingWhitespace.nonEmpty else { return nil }
         if HTMLScanner.hasImageExtension(text) || text.hasPrefix("{") || text.hasPrefix("[") { return nil }
+        if isStockText(text) { return nil }
         let lowered = text.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("/") { return nil }
         if !text.contains(" "), text.contains("/") { return nil }

@@ -1,5 +1,7 @@
 /// Rejects keys whose listing declares a media type the mirror does not publish
-/// (not `image/*`, or SVG — see `ImageFormat.svg`) as `unsupported-type`, before any request.
+/// (not `image/*`, or SVG — see `ImageFormat.svg`), and keys whose path ends in `.svg` or
+/// `.svgz`, as `unsupported-type`, before any request (an SVG would be fetched on every sync
+/// only to be refused again).
 public struct DeclaredTypeRule: ValidationHandler {
     public let next: (any ValidationHandler)?
 
@@ -13,6 +15,8 @@ public struct DeclaredTypeRule: ValidationHandler {
                 return .rejected(.unsupportedType)
             }
         }
+        let path = candidate.key.path.lowercased()
+        if path.hasSuffix(".svg") || path.hasSuffix(".svgz") { return .rejected(.unsupportedType) }
         return await passOn(candidate)
     }
 }

@@ -29,6 +29,9 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     public static let unsupportedType = RejectionReason(rawValue: "unsupported-type")
     /// `--variants largest`: a smaller rendition of a photo whose largest rendition is mirrored.
     public static let smallerRendition = RejectionReason(rawValue: "smaller-rendition")
+    /// An image the site shows on most of its pages on its own (an arrow, a theme's button):
+    /// decoration, not a photo of the catalog.
+    public static let decoration = RejectionReason(rawValue: "decoration")
 
     // Failure: an accepted key could not be mirrored. Any of these makes the exit status 1.
     public static let notAnImage = RejectionReason(rawValue: "not-an-image")
@@ -43,7 +46,7 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     public static func http(_ status: Int) -> RejectionReason { RejectionReason(rawValue: "http-\(status)") }
 
     private static let policyReasons: Set<RejectionReason> = [
-        .outOfScope, .excluded, .robots, .tooLarge, .unsupportedType, .smallerRendition,
+        .outOfScope, .excluded, .robots, .tooLarge, .unsupportedType, .smallerRendition, .decoration,
     ]
 
     /// True for reasons that are the configuration's choice rather than a failure.

@@ -50,8 +50,15 @@ enum GalleryFixtures {
     static let generated = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery"]
     /// The hand-written galleries of other markup kinds (need only python3 with Pillow).
     static let handwritten = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data"]
-    /// Every gallery that has photos.
-    static let all = generated + handwritten
+    /// Every gallery that has photos, or those named in `GALLERIES` (comma-separated), to look
+    /// at one: `GALLERIES=llgal swift test --filter GeneratedGalleryTests`.
+    static let all: [String] = {
+        let every = generated + handwritten
+        guard let chosen = ProcessInfo.processInfo.environment["GALLERIES"]?.split(separator: ",").map(String.init),
+            !chosen.isEmpty
+        else { return every }
+        return every.filter(chosen.contains)
+    }()
 
     /// The URL path each gallery is served under: generated galleries live in a sub-directory of
     /// their host, as most users put them; the hand-written ones use root-absolute links.
@@ -138,10 +145,7 @@ enum GalleryFixtures {
             continuation.finish()
         }
         try process.run()
-        // A blocking read on a Dispatch thread, never on the cooperative pool.
-        let stderr = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
-            DispatchQueue.global().async { done.resume(returning: errors.fileHandleForReading.readDataToEndOfFile()) }
-        }
+        let stderr = await Binary.readToEnd(errors.fileHandleForReading)
         var iterator = exited.makeAsyncIterator()
         let status = await iterator.next() ?? -1
         return (status, String(decoding: stderr, as: UTF8.self))
