@@ -3,6 +3,7 @@
 served by nginx on 127.0.0.1, in the same run on the same machine.
 
     python3 Benchmarks/bench.py [--sizes 2000 10000] [--reps 3] [--tools ...]
+    python3 Benchmarks/bench.py --regime site [--site-albums 1000 --site-photos 20]
 
 For each size: generate the gallery (make_gallery.py), start nginx with its own config, then for
 each tool and repetition, in a fresh directory: a cold mirror, a no-op re-sync, and a re-sync
@@ -10,6 +11,8 @@ after 1 % of the images changed. Wall time, CPU time and peak RSS come from /usr
 requests and body bytes from nginx's access log; completeness from the content hashes of what
 the tool wrote. The machine's limits: wrk against nginx, and a plain copy of the files.
 Results: a table on stdout and Benchmarks/results/N-<size>.md.
+The site-crawl regime (site_regime.py): a cold mirror of a generated site of 1,000 album pages
+× 20 photos, catalog-mirror against wget2, into Benchmarks/results/site-<albums>x<photos>.md.
 """
 import argparse
 import hashlib
@@ -317,9 +320,17 @@ def main():
     parser.add_argument("--tools", nargs="+", default=["catalog-mirror", "wget", "wget2", "httrack", "aria2c"])
     parser.add_argument("--work", default="/tmp/catalog-mirror-bench")
     parser.add_argument("--no-parser", action="store_true", help="skip the parser-throughput row")
+    parser.add_argument("--regime", nargs="+", choices=["parser", "gallery", "site"],
+                        default=["parser", "gallery", "site"],
+                        help="what to run: parser throughput, the N-image gallery (--sizes), the site crawl")
+    parser.add_argument("--binary", help="a catalog-mirror binary to time instead of building release")
+    parser.add_argument("--site-albums", type=int, default=1000, help="album pages of the site regime")
+    parser.add_argument("--site-photos", type=int, default=20, help="photos per album of the site regime")
     args = parser.parse_args()
+    if args.no_parser and "parser" in args.regime:
+        args.regime.remove("parser")
     ensure_tools()
-    binary = build_catalog_mirror()
+    binary = args.binary or build_catalog_mirror()
     base = pathlib.Path(args.work)
     base.mkdir(parents=True, exist_ok=True)
     description, versions = machine()
@@ -327,15 +338,23 @@ def main():
     results.mkdir(exist_ok=True)
     header = (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. {description}\n\n"
               + "".join(f"- {v}\n" for v in versions) + "\n")
-    if not args.no_parser:
+    if "parser" in args.regime:
         table = parser_row(base, binary, max(3, args.reps))
         print(table)
         (results / "parser.md").write_text("# Parser throughput\n\n" + header + table)
-    for n in args.sizes:
+    for n in args.sizes if "gallery" in args.regime else []:
         samples, limit, total_mb, _ = run_size(n, args.reps, args.tools, binary, base)
         table = report(n, samples, limit, total_mb, args.tools, args.reps)
         print(table)
         (results / f"N-{n}.md").write_text(f"# Benchmark, N = {n}\n\n" + header + table + "\n")
+    if "site" in args.regime:
+        import site_regime
+        albums, photos = args.site_albums, args.site_photos
+        samples, facts = site_regime.run(binary, base, args.reps, albums, photos, Nginx, timed, PORT)
+        table = site_regime.report(samples, facts, albums, photos, args.reps)
+        print(table)
+        (results / f"site-{albums}x{photos}.md").write_text(
+            f"# Benchmark, site crawl {albums} × {photos}\n\n" + header + table + "\n" + site_regime.NOTES)
 
 
 if __name__ == "__main__":
