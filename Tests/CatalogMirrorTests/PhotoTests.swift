@@ -223,6 +223,24 @@ struct PhotoTests {
         #expect(marked.images.map(\.isDecoration) == [true, false])
     }
 
+    @Test("the site's name is what every album title shares after one separator; albums are titled without it")
+    func siteName() throws {
+        let name = try #require(
+            SiteName(titles: [
+                "Nature Walks - Test Photo Gallery", "People - Test Photo Gallery", "Deep Space - Test Photo Gallery",
+            ]))
+        #expect(name.name == "Test Photo Gallery")
+        #expect(name.strip("Nature Walks - Test Photo Gallery") == "Nature Walks")
+        #expect(name.strip("Unrelated") == "Unrelated")
+        #expect(name.isIn("sigal-source - Test Photo Gallery"))
+        let prefixed = try #require(SiteName(titles: ["Zenphoto Demo | Science", "Zenphoto Demo | Deep Space"]))
+        #expect(prefixed.name == "Zenphoto Demo")
+        #expect(prefixed.strip("Zenphoto Demo | Science") == "Science")
+        #expect(SiteName(titles: ["Nature - A", "People - B"]) == nil)
+        #expect(SiteName(titles: ["Only One - Site"]) == nil)
+        #expect(SiteName(titles: ["Nature", "People"]) == nil)
+    }
+
     @Test("a key shared by many different photos is a placeholder: it joins nothing")
     func placeholderKeys() throws {
         var catalog: [CanonicalURL: CatalogEntry] = [:]

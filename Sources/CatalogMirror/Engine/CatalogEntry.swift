@@ -21,6 +21,9 @@ final class CatalogEntry {
         var photo: Int?
         var size: RenditionSize
         var isDecoration: Bool
+        /// The title this sighting gives the photo, and where it came from.
+        var title: String?
+        var titleSource: ImageReference.TitleSource
     }
 
     /// The largest size any sighting gives the key.
@@ -32,9 +35,15 @@ final class CatalogEntry {
     func see(_ discovery: Discovery) {
         let sighting = Sighting(
             document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size,
-            isDecoration: discovery.reference.isDecoration)
+            isDecoration: discovery.reference.isDecoration, title: discovery.reference.title,
+            titleSource: discovery.reference.titleSource)
         if let last = sightings.last, last.document == sighting.document, last.photo == sighting.photo {
             if last.size < sighting.size { sightings[sightings.count - 1].size = sighting.size }
+            if last.title == nil {
+                (sightings[sightings.count - 1].title, sightings[sightings.count - 1].titleSource) = (
+                    sighting.title, sighting.titleSource
+                )
+            }
             return
         }
         sightings.append(sighting)

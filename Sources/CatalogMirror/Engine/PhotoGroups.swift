@@ -21,6 +21,15 @@ struct PhotoGroups {
     /// other rendition, no per-photo page) on at least 3 pages and at least half of the pages
     /// read (an arrow, a theme's fullscreen button). Empty when that would leave no photo.
     private(set) var decorations: Set<CanonicalURL> = []
+    /// Photos of a document that link to a page of other photos: album covers, whose title
+    /// names the album, not the photo.
+    private var covers: Set<Local> = []
+
+    /// Whether `sighting` is an album's cover (a thumbnail linking to its album page).
+    func isCover(_ sighting: CatalogEntry.Sighting) -> Bool {
+        guard let photo = sighting.photo else { return false }
+        return covers.contains(Local(document: sighting.document, photo: photo))
+    }
     private var photoOfKey: [CanonicalURL: Int] = [:]
 
     /// The photo `key` is a rendition of.
@@ -99,13 +108,13 @@ struct PhotoGroups {
         // A photo that links to a per-photo page is the same photo as that page's main image.
         let localsOfDocument = Dictionary(grouping: keysOfLocal.keys, by: \.document)
         for (local, target) in linkOfLocal {
-            guard indexOfLocal[local] != nil, linksToPhotoPage(local), let page = summary.pageNumbers[target],
-                page != local.document
-            else { continue }
+            guard indexOfLocal[local] != nil, let page = summary.pageNumbers[target], page != local.document else { continue }
             let locals = (localsOfDocument[page] ?? []).filter { !(keysOfLocal[$0] ?? []).allSatisfy(frequent.contains) }
-            for main in Self.mainPhoto(of: locals, links: linkOfLocal, keys: keysOfLocal, shown: shown, catalog: catalog) {
-                sets.union(index(local), index(main))
-            }
+            let main =
+                linksToPhotoPage(local)
+                ? Self.mainPhoto(of: locals, links: linkOfLocal, keys: keysOfLocal, shown: shown, catalog: catalog) : []
+            for photo in main { sets.union(index(local), index(photo)) }
+            if main.isEmpty { covers.insert(local) }
         }
 
         // Components become photos, in key order so numbering does not depend on hashing.

@@ -84,8 +84,8 @@ struct PublishPlan {
             }
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))
         }
-        describePhotos(groups: groups, catalog: catalog, summary: summary)
         siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
+        describePhotos(groups: groups, catalog: catalog, summary: summary)
         let published = Set(items.map(\.key))
         removed = (previous?.items ?? []).map(\.key).filter { !published.contains($0) }.sorted {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
@@ -107,8 +107,23 @@ struct PublishPlan {
             let published = photo.keys.filter { indexOfKey[$0.string] != nil }
             guard !published.isEmpty else { continue }
             let entries = photo.keys.compactMap { catalog[$0] }
-            // The photo's label: the best title any rendition was given; fields from all of them.
-            let best = entries.filter { $0.title != nil }.max { $0.titleSource < $1.titleSource }
+            // The photo's label: the best title a sighting of any rendition gave it (the first
+            // of the best kind, in document order), an album's cover aside: its title names the
+            // album. Fields from all renditions.
+            var best: CatalogEntry.Sighting?
+            for entry in entries {
+                for sighting in entry.sightings where sighting.title != nil && !groups.isCover(sighting) {
+                    guard let current = best else {
+                        best = sighting
+                        continue
+                    }
+                    if sighting.titleSource > current.titleSource
+                        || (sighting.titleSource == current.titleSource && sighting.document < current.document)
+                    {
+                        best = sighting
+                    }
+                }
+            }
             var metadata: [String: String] = [:]
             for entry in entries.sorted(by: { $0.key < $1.key }) { metadata.merge(entry.metadata) { current, _ in current } }
             let largest = published.max { a, b in
@@ -124,13 +139,20 @@ struct PublishPlan {
                 guard let index = indexOfKey[key.string] else { continue }
                 items[index].album = album?.url.string
                 items[index].variantOf = key == largest ? nil : largest?.string
-                if let best { items[index].title = best.title }
+                // Every title comes with a sighting: none left means only covers named it.
+                items[index].title = best?.title
                 if !metadata.isEmpty { items[index].metadata = metadata }
             }
         }
-        albums = albumNumbers.sorted().compactMap { number in
-            summary.documents[number].map { Manifest.Album(url: $0.url.string, title: PublishPlan.albumTitle($0)) }
+        // Album pages titled "<album> - <site>" are listed by their own name; the start page
+        // keeps its whole title (it names the site's own album).
+        let pages = albumNumbers.sorted().compactMap { number in summary.documents[number].map { (number, $0) } }
+        let siteName = SiteName(titles: pages.filter { $0.0 != 0 }.compactMap { PublishPlan.albumTitle($0.1) })
+        albums = pages.map { number, document in
+            let title = PublishPlan.albumTitle(document)
+            return Manifest.Album(url: document.url.string, title: number == 0 ? title : title.map { siteName?.strip($0) ?? $0 })
         }
+        if let siteName, let startTitle = siteTitle, siteName.isIn(startTitle) { siteTitle = siteName.name }
     }
 
     /// How the source titles a page: its `<title>`, else its first heading.
