@@ -188,6 +188,9 @@ struct PhotoTests {
         for title in ["Full Moon over the Bay", "Sunset", "Old Bridge", "The Baker"] {
             #expect(PageReading.label(title) == title)
         }
+        // With no title at all, the site labels a photo by its file name without the extension.
+        #expect(MirrorPublisher.fileTitle("http://h/g/a/circuit%20board.jpg?size=2") == "circuit board")
+        #expect(MirrorPublisher.fileTitle("http://h/g/image?id=3") == "image")
     }
 
     @Test("an image alone on most pages, or marked as a spinner or icon, is decoration; a repeated thumbnail is not")

@@ -167,10 +167,17 @@ struct MirrorPublisher {
         return context
     }
 
+    /// A photo with no title is labelled by its file name, without the image extension.
+    static func fileTitle(_ key: String) -> String {
+        let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
+        let name = PercentEncoding.decode(String(path.split(separator: "/").last ?? "image"))
+        guard HTMLScanner.hasImageExtension(name), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
     private static func card(_ photo: SitePlan.Photo, up: String) -> [String: Any] {
         let item = photo.original
-        let title =
-            item.title ?? photo.display.title ?? PercentEncoding.decode(String(item.key.split(separator: "/").last ?? "image"))
+        let title = item.title ?? photo.display.title ?? fileTitle(item.key)
         let metadata = (item.metadata ?? [:]).sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] }
         return [
             "path": up + photo.display.path,
