@@ -340,7 +340,7 @@ struct Crawler: Sendable {
         switch document.kind {
         case .json:
             do {
-                references = try JSONListing.scan(document.bytes)
+                references = try JSONReader.read(document.bytes)
             } catch {
                 throw CrawlError(message: "cannot read the listing \(document.url): \(error)")
             }
