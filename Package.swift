@@ -73,7 +73,9 @@ let package = Package(
                 "SampleGallery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ]
+            ],
+            // The gallery fixtures' generator scripts, run with python3 from the source tree.
+            exclude: ["Galleries/Scripts"]
         ),
     ]
 )

@@ -26,8 +26,23 @@ struct SyncCommand: AsyncParsableCommand {
             "Read this RSS/Atom feed or JSON listing instead of discovering feeds from the pages.", valueName: "URL"))
     var feed: String?
 
-    @Option(help: ArgumentHelp("Crawl at most N HTML pages, the start page included. (default: 50)", valueName: "N"))
+    @Option(help: ArgumentHelp("Crawl at most N HTML pages, the start page included. (default: 2000)", valueName: "N"))
     var maxPages: Int?
+
+    @Option(help: ArgumentHelp("Follow links at most N steps from the start page. (default: 20)", valueName: "N"))
+    var maxDepth: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Which pages to crawl: 'directory' (pages under the start page's directory, like wget --no-parent) or 'host' (every page of the source's host). (default: directory)",
+            valueName: "directory|host"))
+    var crawlScope: CrawlConfiguration.Scope?
+
+    @Option(
+        help: ArgumentHelp(
+            "Which renditions of a photo to mirror: 'all' (thumbnail, display size and original, as the source shows them) or 'largest' (only the biggest). (default: all)",
+            valueName: "all|largest"))
+    var variants: CrawlConfiguration.Variants?
 
     @Option(help: ArgumentHelp("Download at most N images at once. (default: 8)", valueName: "N"))
     var concurrency: Int?
@@ -82,6 +97,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1 (got \(maxPages))") }
+        if let maxDepth, maxDepth < 0 { throw ValidationError("--max-depth must be 0 or more (got \(maxDepth))") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number (got \(rate))") }
         if let connectionsPerHost, !(1...256).contains(connectionsPerHost) {
             throw ValidationError("--connections-per-host must be between 1 and 256 (got \(connectionsPerHost))")
@@ -108,6 +124,9 @@ struct SyncCommand: AsyncParsableCommand {
         var settings = MirrorSettings(source: source)
         settings.feed = feed.flatMap { try? Self.webURL($0, option: "--feed").string }
         settings.maxPages = maxPages
+        settings.maxDepth = maxDepth
+        settings.crawlScope = crawlScope
+        settings.variants = variants
         settings.concurrency = concurrency
         settings.include = include.isEmpty ? nil : include
         settings.exclude = exclude.isEmpty ? nil : exclude
@@ -190,6 +209,9 @@ extension MirrorSettings {
             configuration.crawl.feed = url
         }
         if let maxPages { configuration.crawl.maxPages = max(1, maxPages) }
+        if let maxDepth { configuration.crawl.maxDepth = max(0, maxDepth) }
+        if let crawlScope { configuration.crawl.scope = crawlScope }
+        if let variants { configuration.crawl.variants = variants }
         if let concurrency { configuration.fetch.concurrency = min(256, max(1, concurrency)) }
         configuration.validation.include = include ?? []
         configuration.validation.exclude = exclude ?? []
@@ -203,6 +225,9 @@ extension MirrorSettings {
         return configuration
     }
 }
+
+extension CrawlConfiguration.Scope: ExpressibleByArgument {}
+extension CrawlConfiguration.Variants: ExpressibleByArgument {}
 
 extension DeleteLimit: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }

@@ -52,7 +52,7 @@ struct HTMLScannerTests {
             """)
         #expect(page.baseHref == "/static/")
         #expect(page.feeds.map(\.href) == ["feed.rss", "atom.xml"])
-        #expect(page.pageLinks == ["?page=2", "?page=1", "?page=3"])
+        #expect(page.links.map(\.href) == ["?page=2", "?page=1", "?page=3", "/about"])
     }
 
     @Test("takes titles from figcaption or alt, and data-* fields as metadata")

@@ -50,9 +50,10 @@ struct PublishTests {
         #expect(embedded.assets == fromDisk.assets)
     }
 
-    func item(_ title: String?, metadata: [String: String]? = nil) -> Manifest.Item {
+    func item(_ title: String?, metadata: [String: String]? = nil, number: Int = 0) -> Manifest.Item {
         Manifest.Item(
-            key: "http://h/x.png", path: "images/x-0123456789.png", sha256: "ab", bytes: 1234, contentType: "image/png",
+            key: "http://h/x\(number).png", path: "images/x\(number)-0123456789.png", sha256: "ab", bytes: 1234,
+            contentType: "image/png",
             title: title, metadata: metadata, firstSeen: Date(timeIntervalSince1970: 0),
             lastChecked: Date(timeIntervalSince1970: 0))
     }
@@ -82,7 +83,7 @@ struct PublishTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         let publisher = MirrorPublisher(layout: layout, template: try SiteTemplate.embedded(), itemsPerPage: 2)
-        var items = (0..<5).map { index in item("t\(index)") }
+        var items = (0..<5).map { index in item("t\(index)", number: index) }
         var manifest = Manifest(source: "http://h/", generatedAt: Date(), items: items, rejected: [])
         #expect(try publisher.publish(manifest) == .init(rendered: 3, skipped: 0))
         let pages = publisher.render(manifest)
@@ -99,7 +100,7 @@ struct PublishTests {
         #expect(String(decoding: try Data(contentsOf: second), as: UTF8.self) == pages[1])
 
         // One item's title changes: only its page.
-        items[4] = item("renamed")
+        items[4] = item("renamed", number: 4)
         manifest.items = items
         #expect(try publisher.publish(manifest) == .init(rendered: 1, skipped: 2))
         #expect(
@@ -118,7 +119,8 @@ struct PublishTests {
         let publisher = MirrorPublisher(
             layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
             itemsPerPage: 2)
-        let manifest = Manifest(source: "http://h/", generatedAt: Date(), items: (0..<5).map { _ in item("t") }, rejected: [])
+        let manifest = Manifest(
+            source: "http://h/", generatedAt: Date(), items: (0..<5).map { item("t", number: $0) }, rejected: [])
         let pages = publisher.render(manifest)
         #expect(pages.count == 3)
         #expect(pages[0].contains("href=\"page-2.html\""))

@@ -171,6 +171,9 @@ struct ScheduledSyncTests {
             let exchangesBefore = server.exchangeLog.count
             let dry = try await Binary.run(["sync", "--dry-run", "--report", "/dev/null"], in: directory.url)
             #expect(dry.status == 1, "\(dry.stderr)")
+            // The report went to the device, not over it (a rename would replace /dev/null).
+            let null = try FileManager.default.attributesOfItem(atPath: "/dev/null")
+            #expect(null[.type] as? FileAttributeType == .typeCharacterSpecial)
             #expect(try treeFingerprint(mirror) == before)
             let images = server.exchangeLog.dropFirst(exchangesBefore).filter { $0.target.hasPrefix("/gallery/image?") }
             #expect(!images.isEmpty && images.allSatisfy { $0.bodyBytes == 0 })

@@ -56,17 +56,23 @@ func testConfiguration(source: String, output: URL) -> MirrorConfiguration {
 /// the mirror. Returns the problems.
 func unresolvedReferences(in root: URL) throws -> [String] {
     var problems: [String] = []
-    let pages = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".html") }
+    var pages = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".html") }
+    let albums = root.appendingPathComponent("albums")
+    pages += ((try? FileManager.default.contentsOfDirectory(atPath: albums.path)) ?? []).filter { $0.hasSuffix(".html") }
+        .map { "albums/" + $0 }
     guard !pages.isEmpty else { return ["no pages"] }
     for page in pages {
         let html = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
+        let folder = root.appendingPathComponent(page).deletingLastPathComponent()
         for match in html.matches(of: /(?:href|src)="([^"]*)"/) {
             let reference = String(match.1)
-            if reference.contains(":") || reference.hasPrefix("/") || reference.contains("..") {
+            let target = folder.appendingPathComponent(reference).standardizedFileURL
+            if reference.contains(":") || reference.hasPrefix("/") || !target.path.hasPrefix(root.standardizedFileURL.path + "/")
+            {
                 problems.append("\(page): \(reference) is not a relative link inside the mirror")
                 continue
             }
-            if !FileManager.default.fileExists(atPath: root.appendingPathComponent(reference).path) {
+            if !FileManager.default.fileExists(atPath: target.path) {
                 problems.append("\(page): \(reference) does not exist")
             }
         }

@@ -51,6 +51,25 @@ actor DocumentCache {
         return FetchedDocument(url: finalURL, mediaType: entry.mediaType, charset: entry.charset, bytes: Array(data))
     }
 
+    /// The stored copy of `url` as a file (after a 304), for documents read as a stream.
+    func storedFile(for url: CanonicalURL) -> DownloadedDocument? {
+        guard let entry = entries[url.string], let finalURL = CanonicalURL(entry.finalURL) else { return nil }
+        let file = directory.appendingPathComponent(entry.body)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return DownloadedDocument(
+            url: finalURL, mediaType: entry.mediaType, charset: entry.charset, file: file, isFresh: false, sha256: entry.body,
+            validators: Validators(etag: entry.etag, lastModified: entry.lastModified))
+    }
+
+    /// Keeps a freshly downloaded body (moved into the cache) with its validators, or deletes
+    /// it when it cannot be kept (a dry run, no validators).
+    func keep(_ download: DownloadedDocument, for url: CanonicalURL) {
+        guard download.isFresh else { return }
+        store(
+            file: download.file, sha256: download.sha256, for: url, finalURL: download.url, mediaType: download.mediaType,
+            charset: download.charset, validators: download.validators)
+    }
+
     /// Remembers a freshly fetched document and its validators.
     func store(_ document: FetchedDocument, for url: CanonicalURL, validators: Validators) {
         guard !readOnly else { return }

@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import Crypto
+import Foundation
 import NIOCore
 
 /// A page, feed, listing or robots.txt, read whole (bounded) into memory.
@@ -20,6 +22,9 @@ struct FetchedDocument: Sendable {
             .map { String($0.dropFirst("charset=".count)).trimmingCharacters(in: ["\"", "'", " "]) }
         return (mediaType, charset)
     }
+
+    /// Media types read as HTML pages.
+    static let htmlTypes: Set<String> = ["text/html", "application/xhtml+xml"]
 
     /// What the body is, by its media type and, when that is vague, by its first bytes.
     enum Kind: Equatable { case html, xml, json, other }
@@ -47,9 +52,11 @@ struct FetchedDocument: Sendable {
 
 extension HTTPSession {
     /// GETs a document, decompressing gzip/deflate, reading at most `maxDocumentBytes`. With a
-    /// cache, the request is conditional and a 304 returns the stored copy.
+    /// cache, the request is conditional and a 304 returns the stored copy. With `htmlOnly`, a
+    /// response whose `Content-Type` says it is not HTML is dropped once its headers arrive
+    /// (`unsupported-type`): a link to a large file costs no more than its headers.
     func document(
-        _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache? = nil
+        _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache? = nil, htmlOnly: Bool = false
     ) async throws(FetchFailure) -> FetchedDocument {
         let stored = await cache?.validators(for: url)
         let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])
@@ -61,6 +68,12 @@ extension HTTPSession {
                     throw .fatal(FetchFailure(.networkError, "\(url) answered 304 but no stored copy is left"))
                 }
                 return copy
+            }
+            if htmlOnly,
+                let type = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type")).mediaType,
+                !FetchedDocument.htmlTypes.contains(type)
+            {
+                throw .fatal(FetchFailure(.unsupportedType, "\(success.url) is \(type), not an HTML page"))
             }
             var bytes: [UInt8] = []
             do {
@@ -82,6 +95,94 @@ extension HTTPSession {
                 document, for: url,
                 validators: Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified")))
             return document
+        }
+    }
+}
+
+/// A feed, listing or sitemap body written to a file (bounded), so it can be read after its
+/// request has ended and its connection slot is free.
+struct DownloadedDocument: Sendable {
+    /// The URL the body finally came from (after redirects).
+    var url: CanonicalURL
+    var mediaType: String?
+    var charset: String?
+    /// Where the body is.
+    var file: URL
+    /// True when `file` is this run's download (to be stored in the cache or deleted); false
+    /// when it is the cache's stored copy (after a 304).
+    var isFresh: Bool
+    var sha256: String
+    var validators: Validators
+
+    /// The first bytes of the body, to tell what it is.
+    func prefix(_ count: Int) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else { return [] }
+        defer { try? handle.close() }
+        return Array((try? handle.read(upToCount: count)) ?? Data())
+    }
+
+    /// What the body is, by its media type and first bytes.
+    var kind: FetchedDocument.Kind {
+        FetchedDocument(url: url, mediaType: mediaType, charset: charset, bytes: prefix(512)).kind
+    }
+}
+
+extension HTTPSession {
+    /// GETs a document into a file in `directory`, decompressing gzip/deflate and reading at most
+    /// `maxDocumentBytes`, hashing as it goes. With a cache, the request is conditional and a 304
+    /// returns the stored copy's file. The body is read to its end before anyone parses it: no
+    /// parsing happens while the request holds its host's connection slot.
+    func download(
+        _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache?, directory: URL
+    ) async throws(FetchFailure) -> DownloadedDocument {
+        let stored = await cache?.validators(for: url)
+        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])
+        let limit = configuration.maxDocumentBytes
+        return try await get(url, headers: headers, deadline: configuration.documentDeadline, gate: gate) {
+            (success: Success) async throws(BodyError) -> DownloadedDocument in
+            if success.response.status.code == 304 {
+                guard let copy = await cache?.storedFile(for: url) else {
+                    throw .fatal(FetchFailure(.networkError, "\(url) answered 304 but no stored copy is left"))
+                }
+                return copy
+            }
+            let writer: TemporaryFileWriter
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                writer = try TemporaryFileWriter(in: directory)
+            } catch {
+                throw .fatal(FetchFailure(.networkError, "cannot write \(directory.path): \(error)"))
+            }
+            var hasher = SHA256()
+            var total = 0
+            do {
+                for try await buffer in success.response.body {
+                    total += buffer.readableBytes
+                    if total > limit {
+                        throw BodyError.fatal(FetchFailure(.tooLarge, "\(success.url) is larger than \(limit) bytes"))
+                    }
+                    try buffer.withUnsafeReadableBytes { raw in
+                        hasher.update(bufferPointer: raw)
+                        try writer.write(raw)
+                    }
+                }
+                try writer.finish(flush: false)
+            } catch let error as BodyError {
+                writer.discard()
+                throw error
+            } catch let error as TemporaryFileWriter.WriteError {
+                writer.discard()
+                throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
+            } catch {
+                writer.discard()
+                throw .interrupted(HTTPSession.classify(error, url: success.url))
+            }
+            let headers = success.response.headers
+            let (mediaType, charset) = FetchedDocument.parseContentType(headers.first(name: "content-type"))
+            return DownloadedDocument(
+                url: success.url, mediaType: mediaType, charset: charset, file: writer.url, isFresh: true,
+                sha256: hasher.finalize().hexString,
+                validators: Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified")))
         }
     }
 }

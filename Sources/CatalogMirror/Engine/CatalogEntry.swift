@@ -11,6 +11,31 @@ final class CatalogEntry {
     var declaredType: String?
     var verdict: Verdict
     var outcome: ImageLoader.Outcome?
+    /// Where the key was seen: each document and photo of that document it is a rendition of.
+    var sightings: [Sighting] = []
+
+    /// One sighting of a key: in which document, as a rendition of which of its photos, and how
+    /// large the document says it is.
+    struct Sighting {
+        var document: Int
+        var photo: Int?
+        var size: RenditionSize
+    }
+
+    /// The largest size any sighting gives the key.
+    var largestSize: RenditionSize {
+        sightings.map(\.size).max() ?? RenditionSize()
+    }
+
+    /// Records where `discovery` saw the key (once per document and photo).
+    func see(_ discovery: Discovery) {
+        let sighting = Sighting(document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size)
+        if let last = sightings.last, last.document == sighting.document, last.photo == sighting.photo {
+            if last.size < sighting.size { sightings[sightings.count - 1].size = sighting.size }
+            return
+        }
+        sightings.append(sighting)
+    }
 
     init(key: CanonicalURL, reference: ImageReference, verdict: Verdict) {
         self.key = key

@@ -95,6 +95,7 @@ public struct MirrorEngine: Sendable {
             progress: progress)
         crawler.cache = cache
         crawler.robots = robots
+        crawler.downloads = dryRun ? FileManager.default.temporaryDirectory : layout.documents
 
         // Fetched before the store is opened: an unreachable source changes nothing.
         let start: FetchedDocument
@@ -143,6 +144,13 @@ public struct MirrorEngine: Sendable {
             if case .failed = entry.outcome { stored[key] = await storage.lookup(key) }
         }
         let plan = PublishPlan(catalog: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
+        guard !plan.items.isEmpty || !plan.probed.isEmpty else {
+            // An empty or broken source never empties a mirror.
+            await ImageDatabase.close(storage)
+            removeCreated()
+            throw .sourceUnavailable(
+                EmptyCrawl(source: source, summary: summary, plan: plan, keys: catalog.count).message)
+        }
         let previousCount = previous?.items.count ?? 0
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
             // Nothing is published or deleted; verified downloads stay in the journal for the next run.
@@ -174,8 +182,9 @@ public struct MirrorEngine: Sendable {
         async throws(MirrorError)
     {
         let manifest = Manifest(
-            source: configuration.source.string, generatedAt: Timestamp.truncated(configuration.now()), items: plan.items,
-            rejected: plan.rejected)
+            source: configuration.source.string, title: plan.siteTitle,
+            generatedAt: Timestamp.truncated(configuration.now()), items: plan.items, rejected: plan.rejected,
+            albums: plan.albums)
         do {
             try await storage.publish(plan.staged)
         } catch {
@@ -288,26 +297,44 @@ public struct MirrorEngine: Sendable {
                 }
             }
 
+            func download(_ entry: CatalogEntry) async {
+                while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
+                inFlight += 1
+                let request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
+                group.addTask { .download(request.key, await loader.load(request)) }
+            }
+
+            // With --variants largest, which rendition of a photo is the largest is known only
+            // when every page has been read: downloads wait for the end of the crawl.
+            let deferDownloads = configuration.crawl.variants == .largest
             for await discovery in channel {
                 if failure != nil || Task.isCancelled { continue }
                 let reference = discovery.reference
                 let candidate = Candidate(
                     key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
                 let verdict = await chain.handle(candidate)
-                if catalog[discovery.key] != nil {
-                    catalog[discovery.key]?.merge(reference)
+                if let entry = catalog[discovery.key] {
+                    entry.merge(reference)
+                    entry.see(discovery)
                     continue
                 }
-                catalog[discovery.key] = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
+                let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
+                entry.see(discovery)
+                catalog[discovery.key] = entry
                 progress.update {
                     $0.keysFound += 1
                     if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
                 }
-                guard verdict == .accepted else { continue }
-                while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
-                inFlight += 1
-                let request = ImageRequest(key: discovery.key, title: reference.title, declaredLength: reference.declaredLength)
-                group.addTask { .download(request.key, await loader.load(request)) }
+                guard verdict == .accepted, !deferDownloads else { continue }
+                await download(entry)
+            }
+            if deferDownloads, failure == nil, !Task.isCancelled {
+                while summary == nil, failure == nil, let completion = await group.next() { settle(completion) }
+                if let summary, failure == nil {
+                    for entry in Self.largestRenditions(catalog: catalog, summary: summary, progress: progress) {
+                        await download(entry)
+                    }
+                }
             }
             // The crawl is over; wait for the downloads, then let the counter streams end.
             while summary == nil || inFlight > 0, failure == nil || inFlight > 0, let completion = await group.next() {
@@ -321,6 +348,36 @@ public struct MirrorEngine: Sendable {
             if let failure { return .failure(failure) }
             return .success((catalog, summary ?? CrawlSummary()))
         }
+    }
+
+    /// With `--variants largest`: the accepted rendition of each photo the source shows largest
+    /// (by what the documents say, then the declared length, then the key); every other accepted
+    /// rendition is rejected as `smaller-rendition`.
+    static func largestRenditions(
+        catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary, progress: ProgressBoard
+    ) -> [CatalogEntry] {
+        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        var chosen: [CatalogEntry] = []
+        for photo in groups.photos {
+            let accepted = photo.keys.compactMap { catalog[$0] }.filter { $0.verdict == .accepted }
+            guard
+                let largest = accepted.max(by: { a, b in
+                    let (sizeA, sizeB) = (a.largestSize, b.largestSize)
+                    if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
+                    if a.declaredLength != b.declaredLength { return (a.declaredLength ?? -1) < (b.declaredLength ?? -1) }
+                    return a.key > b.key
+                })
+            else { continue }
+            chosen.append(largest)
+            for entry in accepted where entry !== largest {
+                entry.verdict = .rejected(.smallerRendition)
+                progress.update {
+                    $0.accepted -= 1
+                    $0.rejected += 1
+                }
+            }
+        }
+        return chosen.sorted { $0.key < $1.key }
     }
 
     /// robots.txt of an origin: 2xx is parsed; 4xx (and redirects out of scope) allow all;

@@ -19,6 +19,10 @@ struct PublishPlan {
     var policy: [String: Int] = [:]
     var failed: [String: Int] = [:]
     var warnings: [String] = []
+    /// The pages that hold a published photo, in crawl order.
+    var albums: [Manifest.Album] = []
+    /// The source's title: its start page's `<title>`.
+    var siteTitle: String?
 
     /// - Parameters:
     ///   - catalog: every key the run saw, with its verdict and outcome.
@@ -33,7 +37,7 @@ struct PublishPlan {
         var previousIndex: [String: Int] = [:]
         previousIndex.reserveCapacity(previousItems.count)
         for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
-        warnings = summary.pageFailures
+        warnings = summary.warnings + summary.pageFailures
         for entry in catalog.values.sorted(by: { $0.key < $1.key }) {
             let key = entry.key.string
             let before = previousIndex[key].map { previousItems[$0] }
@@ -72,6 +76,8 @@ struct PublishPlan {
             }
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))
         }
+        describePhotos(catalog: catalog, summary: summary)
+        siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
         let published = Set(items.map(\.key))
         removed = (previous?.items ?? []).map(\.key).filter { !published.contains($0) }.sorted {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
@@ -79,5 +85,47 @@ struct PublishPlan {
         if summary.unusableReferences > 0 {
             warnings.append("\(summary.unusableReferences) image references had URLs that could not be read")
         }
+    }
+
+    /// Gives each item its photo's album, title and metadata, and each smaller rendition the key
+    /// of its photo's largest published rendition (`variantOf`); lists the albums.
+    private mutating func describePhotos(catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary) {
+        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        var indexOfKey: [String: Int] = [:]
+        for (index, item) in items.enumerated() { indexOfKey[item.key] = index }
+        var albumNumbers: Set<Int> = []
+        for photo in groups.photos {
+            let published = photo.keys.filter { indexOfKey[$0.string] != nil }
+            guard !published.isEmpty else { continue }
+            let entries = photo.keys.compactMap { catalog[$0] }
+            // The photo's label: the best title any rendition was given; fields from all of them.
+            let best = entries.filter { $0.title != nil }.max { $0.titleSource < $1.titleSource }
+            var metadata: [String: String] = [:]
+            for entry in entries.sorted(by: { $0.key < $1.key }) { metadata.merge(entry.metadata) { current, _ in current } }
+            let largest = published.max { a, b in
+                let (sizeA, sizeB) = (catalog[a]?.largestSize ?? .init(), catalog[b]?.largestSize ?? .init())
+                if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
+                let (bytesA, bytesB) = (items[indexOfKey[a.string] ?? 0].bytes, items[indexOfKey[b.string] ?? 0].bytes)
+                if bytesA != bytesB { return bytesA < bytesB }
+                return a > b
+            }
+            let album = photo.album.flatMap { summary.documents[$0] }
+            if let number = photo.album, album != nil { albumNumbers.insert(number) }
+            for key in published {
+                guard let index = indexOfKey[key.string] else { continue }
+                items[index].album = album?.url.string
+                items[index].variantOf = key == largest ? nil : largest?.string
+                if let best { items[index].title = best.title }
+                if !metadata.isEmpty { items[index].metadata = metadata }
+            }
+        }
+        albums = albumNumbers.sorted().compactMap { number in
+            summary.documents[number].map { Manifest.Album(url: $0.url.string, title: PublishPlan.albumTitle($0)) }
+        }
+    }
+
+    /// How the source titles a page: its `<title>`, else its first heading.
+    static func albumTitle(_ document: CrawlSummary.Document) -> String? {
+        document.title ?? document.heading
     }
 }

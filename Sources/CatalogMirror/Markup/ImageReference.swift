@@ -91,20 +91,3 @@ public struct RenditionSize: Sendable, Equatable, Comparable {
     }
 }
 
-/// What one HTML page holds for the crawler.
-public struct PageScan: Sendable, Equatable {
-    /// A feed or listing advertised with `<link rel="alternate">`.
-    public struct FeedLink: Sendable, Equatable {
-        public var href: String
-        public var type: String
-    }
-
-    /// The first `<base href>`, against which every other URL of the page resolves.
-    public var baseHref: String?
-    /// Every image reference, in document order (duplicates kept; the crawler merges them).
-    public var images: [ImageReference] = []
-    /// RSS, Atom and JSON feeds advertised by the page.
-    public var feeds: [FeedLink] = []
-    /// Pagination: `rel="next"` links first, then numbered page links, in document order.
-    public var pageLinks: [String] = []
-}

@@ -5,20 +5,34 @@ extension SiteTemplate {
     /// The files of site-template/ as compiled into the binary, by relative path.
     static let embeddedFiles: [String: EmbeddedFile] = [
         "assets/style.css": .text(#"""
-/* Default style of a catalog-mirror site. Plain CSS, no external resources. */
+/* Default style of a catalog-mirror site. Plain CSS, no external resources, no scripts. */
 :root { color-scheme: light dark; --gap: 1rem; --card: #fff; --ink: #222; --muted: #666; --line: #ddd; }
 @media (prefers-color-scheme: dark) { :root { --card: #1e1e1e; --ink: #eee; --muted: #aaa; --line: #333; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--ink); background: Canvas; }
-header, main, nav, footer { max-width: 72rem; margin: 0 auto; padding: 0 var(--gap); }
-header h1 { margin: 1.5rem 0 0.25rem; font-size: 1.6rem; }
-.about { margin: 0 0 1.5rem; color: var(--muted); word-break: break-all; }
+header, main, nav.pages, footer { max-width: 72rem; margin: 0 auto; padding: 0 var(--gap); }
+header h1 { margin: 0.5rem 0 0.25rem; font-size: 1.6rem; }
+.crumbs { margin-top: 1.5rem; font-size: 0.9rem; color: var(--muted); }
+.crumbs a { color: inherit; }
+header:not(:has(.crumbs)) h1 { margin-top: 1.5rem; }
+.about { margin: 0 0 1.5rem; color: var(--muted); overflow-wrap: anywhere; }
+.albums h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
+.albums ul { list-style: none; margin: 0; padding: 0; }
+.albums ul ul { padding-left: 1.5rem; border-left: 2px solid var(--line); margin: 0.25rem 0 0.25rem 1.5rem; }
+.albums li { margin: 0.35rem 0; }
+.albums a { display: inline-flex; align-items: center; gap: 0.6rem; text-decoration: none; color: inherit; font-weight: 600; }
+.albums img { width: auto; height: auto; max-width: 4rem; max-height: 4rem; border-radius: 4px; }
+.count { color: var(--muted); font-size: 0.85rem; }
+.albums + .grid { margin-top: 2rem; }
 .grid { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--gap);
-  grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); }
+  grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); align-items: start; }
 .item figure { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
-.item img { display: block; width: 100%; aspect-ratio: 1; object-fit: contain; background: #8881; }
+.item figure > a { display: flex; justify-content: center; align-items: center; min-height: 6rem; background: #8881; }
+/* Each image at its own size, never stretched: only ever scaled down to fit its card. */
+.item img { display: block; width: auto; height: auto; max-width: 100%; }
 .item figcaption { padding: 0.6rem 0.75rem; }
 .title { display: block; font-weight: 600; overflow-wrap: anywhere; }
+.albums .title { display: inline; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: 0 0.5rem; margin: 0.4rem 0; font-size: 0.9rem; }
 dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
 .details { display: block; color: var(--muted); font-size: 0.8rem; }
@@ -35,20 +49,43 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="catalog-mirror">
-<title>{{siteTitle}}{{#hasPagination}} — page {{pageNumber}} of {{pageCount}}{{/hasPagination}}</title>
-<link rel="stylesheet" href="assets/style.css">
+<title>{{#isAlbum}}{{pageTitle}} — {{/isAlbum}}{{siteTitle}}{{#hasPagination}} — page {{pageNumber}} of {{pageCount}}{{/hasPagination}}</title>
+<link rel="stylesheet" href="{{up}}assets/style.css">
 </head>
 <body>
 <header>
+{{#isAlbum}}
+  <nav class="crumbs" aria-label="Albums">{{#breadcrumbs}}<a href="{{href}}">{{title}}</a> › {{/breadcrumbs}}</nav>
+  <h1>{{pageTitle}}</h1>
+{{/isAlbum}}
+{{^isAlbum}}
   <h1>{{siteTitle}}</h1>
-  <p class="about">Offline copy of <code>{{source}}</code>, {{itemCount}} images.</p>
+{{/isAlbum}}
+  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCount}} photos{{/hasItems}}{{^isAlbum}} ({{photoCount}} in all){{/isAlbum}}.</p>
 </header>
 <main>
+{{#hasAlbums}}
+  <section class="albums" aria-label="Albums">
+  <h2>Albums</h2>
+  <ul>
+{{#albums}}
+    <li><a href="{{href}}">{{#cover}}<img src="{{cover}}" alt="" loading="lazy">{{/cover}}<span class="title">{{title}}</span></a> <span class="count">{{count}} photos</span>
+{{#hasChildren}}    <ul>
+{{/hasChildren}}
+{{^hasChildren}}    </li>
+{{/hasChildren}}
+{{#closes}}    </ul></li>
+{{/closes}}
+{{/albums}}
+  </ul>
+  </section>
+{{/hasAlbums}}
+{{#hasItems}}
   <ul class="grid">
 {{#items}}
     <li class="item">
       <figure>
-        <a href="{{path}}"><img src="{{path}}" alt="{{alt}}" loading="lazy"></a>
+        <a href="{{href}}"><img src="{{path}}" alt="{{alt}}" loading="lazy"></a>
         <figcaption>
           <span class="title">{{title}}</span>
 {{#hasMetadata}}
@@ -58,15 +95,18 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 {{/metadata}}
           </dl>
 {{/hasMetadata}}
-          <span class="details">{{contentType}}, {{size}}</span>
+          <span class="details">{{contentType}}, {{size}}{{#hasRenditions}}, {{renditions}} sizes{{/hasRenditions}}</span>
         </figcaption>
       </figure>
     </li>
 {{/items}}
   </ul>
-{{^items}}
+{{/hasItems}}
+{{^hasItems}}
+{{^hasAlbums}}
   <p class="empty">This mirror holds no images yet.</p>
-{{/items}}
+{{/hasAlbums}}
+{{/hasItems}}
 </main>
 {{#hasPagination}}
 <nav class="pages" aria-label="Pages">
@@ -82,7 +122,7 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 {{/next}}
 </nav>
 {{/hasPagination}}
-<footer><p>Generated by catalog-mirror. <a href="manifest.json">manifest.json</a></p></footer>
+<footer><p>Generated by catalog-mirror. <a href="{{up}}manifest.json">manifest.json</a>{{#isAlbum}} · <a href="{{home}}">{{siteTitle}}</a>{{/isAlbum}}</p></footer>
 </body>
 </html>
 

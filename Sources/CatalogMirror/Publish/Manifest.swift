@@ -13,10 +13,22 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var contentType: String
         public var title: String?
         public var metadata: [String: String]?
+        /// The canonical URL of the page (in crawl order) where the photo was first found.
+        public var album: String?
+        /// On a smaller rendition of a photo: the key of that photo's largest published rendition.
+        public var variantOf: String?
         public var etag: String?
         public var lastModified: String?
         public var firstSeen: Date
         public var lastChecked: Date
+    }
+
+    /// A page of the source that holds a published photo.
+    public struct Album: Codable, Sendable, Equatable {
+        /// The page's canonical URL.
+        public var url: String
+        /// The page's title, as the source titles it.
+        public var title: String?
     }
 
     /// One key seen and not published.
@@ -27,11 +39,16 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     public var schema: String = Manifest.schemaName
     public var source: String
+    /// The source's title (its start page's `<title>`), when it has one.
+    public var title: String?
     public var generatedAt: Date
     /// Sorted by key in byte order.
     public var items: [Item]
     /// Sorted by key in byte order.
     public var rejected: [Rejection]
+    /// Every page that holds a published photo, in crawl order. Nil in manifests written before
+    /// albums were kept.
+    public var albums: [Album]?
 
     /// Pretty, key-sorted JSON with second-precision UTC dates: byte-identical for equal input.
     /// The manifest as `JSONCoding` writes it, byte for byte.

@@ -23,31 +23,26 @@ struct MirrorPublisher {
     func publish(_ manifest: Manifest) throws(PublishError) -> Outcome {
         for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
             guard let destination = layout.file(atRelativePath: path) else { continue }
-            do {
-                try FileManager.default.createDirectory(
-                    at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            } catch {
-                throw PublishError("cannot create \(destination.deletingLastPathComponent().path): \(error.localizedDescription)")
-            }
-            try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
+            try write(bytes, to: destination)
         }
         // Last page first, so a page is never written before the pages it links forward to;
         // a few pages at a time (one per core), so the site is never all in memory. A page
         // whose inputs and file are as last written is left alone (PageFingerprints).
-        let pages = Pages(manifest: manifest, itemsPerPage: itemsPerPage)
+        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
         let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
         let previous = canSkip ? PageFingerprints.read(from: fingerprintsURL) : nil
         var next = PageFingerprints()
         var outcome = Outcome()
         let group = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        var end = pages.count
+        var end = site.pages.count
         while end > 0 {
             let start = max(0, end - group)
             var stale: [(index: Int, input: String)] = []
             for index in start..<end {
-                let name = Self.pageFileName(index + 1)
-                let input = PageFingerprints.input(of: index, in: pages, templateSource: template.pageSource)
+                let name = site.pages[index].fileName
+                let input = PageFingerprints.input(
+                    of: context(site.pages[index], in: site, manifest: manifest), templateSource: template.pageSource)
                 if let entry = previous?.pages[name], entry.input == input,
                     FileSystem.sha256(atPath: layout.root.path + "/" + name) == entry.output
                 {
@@ -57,12 +52,11 @@ struct MirrorPublisher {
                     stale.append((index, input))
                 }
             }
-            let rendered = render(pages, stale.map(\.index))
+            let rendered = render(site, manifest: manifest, stale.map(\.index))
             for (page, html) in zip(stale, rendered).reversed() {
-                let name = Self.pageFileName(page.index + 1)
+                let name = site.pages[page.index].fileName
                 let bytes = Array(html.utf8)
-                try AtomicFile.writeIfChanged(
-                    bytes, to: layout.root.appendingPathComponent(name), temporaryDirectory: layout.temporary)
+                try write(bytes, to: layout.root.appendingPathComponent(name))
                 next.pages[name] = .init(input: page.input, output: SHA256.hash(data: bytes).hexString)
                 outcome.rendered += 1
             }
@@ -74,91 +68,127 @@ struct MirrorPublisher {
         try AtomicFile.write(to: layout.manifest, temporaryDirectory: layout.temporary) { writer in
             try manifest.write { try writer.write($0) }
         }
-        removeStalePages(keeping: pages.count)
+        removeStalePages(keeping: Set(site.pages.map(\.fileName)))
         return outcome
     }
 
-    /// The manifest's items cut into pages.
-    struct Pages {
-        let manifest: Manifest
-        let chunks: [ArraySlice<Manifest.Item>]
-        let siteTitle: String
-        var count: Int { chunks.count }
-
-        init(manifest: Manifest, itemsPerPage: Int) {
-            let perPage = max(1, itemsPerPage)
-            self.manifest = manifest
-            chunks = stride(from: 0, to: max(manifest.items.count, 1), by: perPage).map {
-                manifest.items[min($0, manifest.items.count)..<min($0 + perPage, manifest.items.count)]
-            }
-            siteTitle = MirrorPublisher.siteTitle(for: manifest.source)
+    /// Writes a generated file unless it already holds `bytes`, creating its folder first.
+    private func write(_ bytes: [UInt8], to destination: URL) throws(PublishError) {
+        let folder = destination.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw PublishError("cannot create \(folder.path): \(error.localizedDescription)")
         }
+        try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary)
     }
 
-    /// The HTML of every page, first page first.
+    /// The HTML of every page, in the order of `SitePlan.pages` (the start page first).
     func render(_ manifest: Manifest) -> [String] {
-        let pages = Pages(manifest: manifest, itemsPerPage: itemsPerPage)
-        return render(pages, Array(0..<pages.count))
+        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
+        return render(site, manifest: manifest, Array(site.pages.indices))
     }
 
-    /// The HTML of pages `indices` (0-based), rendered on every core at once: pages are
+    /// The HTML of pages `indices` of `site`, rendered on every core at once: pages are
     /// independent, and at 10,000 images rendering was the longest step of a re-sync.
-    func render(_ pages: Pages, _ indices: [Int]) -> [String] {
+    func render(_ site: SitePlan, manifest: Manifest, _ indices: [Int]) -> [String] {
         let rendered = Mutex([String](repeating: "", count: indices.count))
         DispatchQueue.concurrentPerform(iterations: indices.count) { offset in
-            let index = indices[offset]
-            let html = renderPage(
-                index: index, items: Array(pages.chunks[index]), pageCount: pages.count, siteTitle: pages.siteTitle,
-                manifest: pages.manifest)
+            let html = template.page.render(context(site.pages[indices[offset]], in: site, manifest: manifest))
             rendered.withLock { $0[offset] = html }
         }
         return rendered.withLock { $0 }
     }
 
-    private func renderPage(index: Int, items: [Manifest.Item], pageCount: Int, siteTitle: String, manifest: Manifest)
-        -> String
-    {
-        let number = index + 1
+    /// What the template sees for one page. Every link is relative: album pages live in
+    /// `albums/`, so their links to images, assets and the start page go up one folder.
+    func context(_ page: SitePlan.Page, in site: SitePlan, manifest: Manifest) -> [String: Any] {
+        let album = site.albums[page.album]
+        let up = page.fileName.contains("/") ? "../" : ""
+        func href(_ base: String, _ number: Int = 1) -> String {
+            let name = SitePlan.fileName(base: base, number: number)
+            return up.isEmpty ? name : (base == "index" ? "../" + name : String(name.dropFirst("albums/".count)))
+        }
+        var breadcrumbs: [[String: Any]] = []
+        var parent = album.parent
+        while let index = parent {
+            breadcrumbs.insert(["title": site.albums[index].title, "href": href(site.albums[index].fileBase)], at: 0)
+            parent = site.albums[index].parent
+        }
+        func entry(_ index: Int) -> [String: Any] {
+            let child = site.albums[index]
+            var entry: [String: Any] = [
+                "title": child.title, "href": href(child.fileBase), "count": site.totalPhotos(index),
+                "depth": child.depth - album.depth,
+            ]
+            let cover = child.photos.first ?? site.descendants(of: index).lazy.compactMap { site.albums[$0].photos.first }.first
+            if let cover { entry["cover"] = up + cover.display.path }
+            return entry
+        }
+        // The index of albums below this one, nested: each entry says whether a list of its
+        // children opens after it, and how many lists close after it.
+        var index: [[String: Any]] = []
+        if page.number == 1 {
+            let below = page.album == 0 ? site.descendants(of: 0) : album.children
+            for (position, albumIndex) in below.enumerated() {
+                var item = entry(albumIndex)
+                let depth = site.albums[albumIndex].depth
+                let nextDepth = position + 1 < below.count ? site.albums[below[position + 1]].depth : album.depth + 1
+                let opens = nextDepth > depth
+                item["hasChildren"] = opens
+                item["closes"] = Array(repeating: [String: Any](), count: max(0, depth - nextDepth))
+                index.append(item)
+            }
+        }
         var context: [String: Any] = [
-            "siteTitle": siteTitle,
-            "source": manifest.source,
+            "siteTitle": site.siteTitle,
+            "pageTitle": album.title,
+            "isAlbum": page.album != 0,
+            "source": album.url ?? manifest.source,
             "generatedAt": Timestamp.string(manifest.generatedAt),
-            "itemCount": manifest.items.count,
-            "pageNumber": number,
-            "pageCount": pageCount,
-            "hasPagination": pageCount > 1,
-            "items": items.map(Self.itemContext),
-            "pages": (1...pageCount).map { page -> [String: Any] in
-                ["number": page, "href": Self.pageFileName(page), "current": page == number]
+            "up": up,
+            "home": href("index"),
+            "breadcrumbs": breadcrumbs,
+            "hasAlbums": !index.isEmpty,
+            "albums": index,
+            "itemCount": album.photos.count,
+            "hasItems": !album.photos.isEmpty,
+            "photoCount": site.photoCount,
+            "pageNumber": page.number,
+            "pageCount": page.count,
+            "hasPagination": page.count > 1,
+            "items": album.photos[page.photos].map { Self.card($0, up: up) },
+            "pages": (1...page.count).map { number -> [String: Any] in
+                ["number": number, "href": href(album.fileBase, number), "current": number == page.number]
             },
         ]
-        if number > 1 { context["previous"] = ["href": Self.pageFileName(number - 1)] }
-        if number < pageCount { context["next"] = ["href": Self.pageFileName(number + 1)] }
-        return template.page.render(context)
+        if page.number > 1 { context["previous"] = ["href": href(album.fileBase, page.number - 1)] }
+        if page.number < page.count { context["next"] = ["href": href(album.fileBase, page.number + 1)] }
+        return context
     }
 
-    private static func itemContext(_ item: Manifest.Item) -> [String: Any] {
-        let fallback = PercentEncoding.decode(String(item.key.split(separator: "/").last ?? "image"))
-        let title = item.title ?? fallback
+    private static func card(_ photo: SitePlan.Photo, up: String) -> [String: Any] {
+        let item = photo.original
+        let title =
+            item.title ?? photo.display.title ?? PercentEncoding.decode(String(item.key.split(separator: "/").last ?? "image"))
         let metadata = (item.metadata ?? [:]).sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] }
         return [
-            "path": item.path,
+            "path": up + photo.display.path,
+            "href": up + item.path,
             "title": title,
             "alt": title,
             "key": item.key,
             "contentType": item.contentType,
             "size": Self.formatSize(item.bytes),
             "bytes": item.bytes,
+            "renditions": photo.renditions,
+            "hasRenditions": photo.renditions > 1,
             "hasMetadata": !metadata.isEmpty,
             "metadata": metadata,
         ]
     }
 
-    static func siteTitle(for source: String) -> String {
-        guard let url = CanonicalURL(source) else { return "Gallery mirror" }
-        let path = url.decodedPath == "/" ? "" : url.decodedPath
-        return "Mirror of " + url.host + path
-    }
+    static func siteTitle(for source: String) -> String { SitePlan.fallbackTitle(for: source) }
 
     /// "999 B", "1.1 KB", "38 KB", "2.0 MB": decimal units, one decimal below 10, rounded half
     /// up on the exact byte count (integer arithmetic: no `String(format:)` per item).
@@ -181,10 +211,15 @@ struct MirrorPublisher {
         return "\(whole) \(units[unit])"
     }
 
-    private func removeStalePages(keeping count: Int) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.root.path) else { return }
-        for name in names where name.hasPrefix("page-") && name.hasSuffix(".html") {
-            guard let number = Int(name.dropFirst(5).dropLast(5)), number > count, number > 1 else { continue }
+    /// Removes generated pages the site no longer has (a shorter album, an album gone).
+    private func removeStalePages(keeping names: Set<String>) {
+        func isGenerated(_ name: String) -> Bool {
+            name.hasSuffix(".html") && (name.hasPrefix("page-") || name.hasPrefix("albums/"))
+        }
+        var candidates = (try? FileManager.default.contentsOfDirectory(atPath: layout.root.path)) ?? []
+        let albums = layout.root.appendingPathComponent("albums")
+        candidates += ((try? FileManager.default.contentsOfDirectory(atPath: albums.path)) ?? []).map { "albums/" + $0 }
+        for name in candidates where isGenerated(name) && !names.contains(name) {
             try? FileManager.default.removeItem(at: layout.root.appendingPathComponent(name))
         }
     }

@@ -14,7 +14,7 @@ struct PageFingerprints: Codable, Equatable {
         var output: String
     }
 
-    static let version = 1
+    static let version = 2
     var version = PageFingerprints.version
     /// By file name (`index.html`, `page-2.html`, ...).
     var pages: [String: Entry] = [:]
@@ -44,9 +44,9 @@ struct PageFingerprints: Codable, Equatable {
         return true
     }
 
-    /// SHA-256 of page `index`'s context: the template, the site fields and every rendered
-    /// field of its items, each length-prefixed so no two inputs run together.
-    static func input(of index: Int, in pages: MirrorPublisher.Pages, templateSource: String) -> String {
+    /// SHA-256 of a page's template context and the template: dictionaries in key order,
+    /// every value length-prefixed and tagged by type, so no two contexts hash alike.
+    static func input(of context: [String: Any], templateSource: String) -> String {
         var hasher = SHA256()
         func add(_ text: String) {
             var length = UInt64(text.utf8.count).littleEndian
@@ -54,24 +54,29 @@ struct PageFingerprints: Codable, Equatable {
             var copy = text
             copy.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
-        add("pages@\(version)")
-        add(templateSource)
-        add(pages.siteTitle)
-        add(pages.manifest.source)
-        add("\(pages.manifest.items.count) \(index) \(pages.count)")
-        for item in pages.chunks[index] {
-            add(item.key)
-            add(item.path)
-            add(item.title ?? "\u{0}")
-            add(item.contentType)
-            add(String(item.bytes))
-            let metadata = (item.metadata ?? [:]).sorted { $0.key < $1.key }
-            add(String(metadata.count))
-            for (name, value) in metadata {
-                add(name)
-                add(value)
+        func add(value: Any) {
+            switch value {
+            case let dictionary as [String: Any]:
+                add("{\(dictionary.count)")
+                for key in dictionary.keys.sorted() {
+                    add(key)
+                    add(value: dictionary[key] as Any)
+                }
+            case let array as [Any]:
+                add("[\(array.count)")
+                for element in array { add(value: element) }
+            case let text as String: add("s" + text)
+            case let number as Int: add("i\(number)")
+            case let number as Int64: add("l\(number)")
+            case let flag as Bool: add(flag ? "t" : "f")
+            default: add("?\(value)")
             }
         }
+        add("pages@\(version)")
+        add(templateSource)
+        var context = context
+        context["generatedAt"] = nil  // shown only by templates that are never skipped
+        add(value: context)
         return hasher.finalize().hexString
     }
 }

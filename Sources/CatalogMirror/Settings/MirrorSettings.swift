@@ -24,12 +24,15 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var ignoreRobots: Bool?
     public var rate: Double?
     public var connectionsPerHost: Int?
+    public var maxDepth: Int?
+    public var crawlScope: CrawlConfiguration.Scope?
+    public var variants: CrawlConfiguration.Variants?
 
     public init(source: String) { self.source = source }
 
     private enum CodingKeys: String, CodingKey {
         case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, maxDelete, template
-        case ignoreRobots, rate, connectionsPerHost
+        case ignoreRobots, rate, connectionsPerHost, maxDepth, crawlScope, variants
     }
 
     /// Every key but `source` may be missing (synthesized decoding would demand `version`).
@@ -49,6 +52,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         ignoreRobots = try container.decodeIfPresent(Bool.self, forKey: .ignoreRobots)
         rate = try container.decodeIfPresent(Double.self, forKey: .rate)
         connectionsPerHost = try container.decodeIfPresent(Int.self, forKey: .connectionsPerHost)
+        maxDepth = try container.decodeIfPresent(Int.self, forKey: .maxDepth)
+        crawlScope = try container.decodeIfPresent(CrawlConfiguration.Scope.self, forKey: .crawlScope)
+        variants = try container.decodeIfPresent(CrawlConfiguration.Variants.self, forKey: .variants)
     }
 
     /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
@@ -68,6 +74,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         merged.ignoreRobots = other.ignoreRobots ?? ignoreRobots
         merged.rate = other.rate ?? rate
         merged.connectionsPerHost = other.connectionsPerHost ?? connectionsPerHost
+        merged.maxDepth = other.maxDepth ?? maxDepth
+        merged.crawlScope = other.crawlScope ?? crawlScope
+        merged.variants = other.variants ?? variants
         return merged
     }
 }

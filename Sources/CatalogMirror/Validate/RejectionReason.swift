@@ -27,6 +27,8 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     public static let robots = RejectionReason(rawValue: "robots")
     public static let tooLarge = RejectionReason(rawValue: "too-large")
     public static let unsupportedType = RejectionReason(rawValue: "unsupported-type")
+    /// `--variants largest`: a smaller rendition of a photo whose largest rendition is mirrored.
+    public static let smallerRendition = RejectionReason(rawValue: "smaller-rendition")
 
     // Failure: an accepted key could not be mirrored. Any of these makes the exit status 1.
     public static let notAnImage = RejectionReason(rawValue: "not-an-image")
@@ -40,7 +42,9 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     /// `http-404`, `http-500`, ...: the final status of a request that did not succeed.
     public static func http(_ status: Int) -> RejectionReason { RejectionReason(rawValue: "http-\(status)") }
 
-    private static let policyReasons: Set<RejectionReason> = [.outOfScope, .excluded, .robots, .tooLarge, .unsupportedType]
+    private static let policyReasons: Set<RejectionReason> = [
+        .outOfScope, .excluded, .robots, .tooLarge, .unsupportedType, .smallerRendition,
+    ]
 
     /// True for reasons that are the configuration's choice rather than a failure.
     public var isPolicy: Bool { Self.policyReasons.contains(self) }

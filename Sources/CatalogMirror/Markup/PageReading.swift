@@ -1,0 +1,348 @@
+/// One pass over a page's elements, in document order (`HTMLScanner.scan`): turns each element
+/// into image references, links, feeds and text, and at the end ties the renditions of each
+/// photo together.
+///
+/// A photo is an `<img>` (its `src`, lazy source, `srcset` candidates and image-URL `data-*`
+/// attributes), with the image its enclosing link points to and that link's image-URL `data-*`
+/// attributes, and the `<source>`s of its `<picture>`. An image link without an image inside,
+/// `og:image`, `link rel=image_src` and inline background images are photos of their own.
+struct PageReading {
+    private var scan = PageScan()
+    /// The photo number of each `<img>` already numbered (the link around an image is visited
+    /// before the image, and both need the number).
+    private var photoOfImage: [UnsafeMutableRawPointer: Int] = [:]
+    private var photoCount = 0
+    /// The best title seen for each photo, and where it came from.
+    private var titles: [Int: (text: String, source: ImageReference.TitleSource)] = [:]
+    /// Catalog fields of each photo (first value wins).
+    private var metadata: [Int: [String: String]] = [:]
+    /// `src` values of lazy images (the image that shows until a script swaps in the real
+    /// one), by photo: a placeholder shared by several photos is dropped in `finish`.
+    private var lazyPlaceholders: [(photo: Int, url: String)] = []
+    private var scriptBytes = 0
+    /// Inline script text kept per page at most; the rest is ignored.
+    static let maxScriptBytes = 8 << 20
+
+    /// Reads one element; returns false to skip its subtree.
+    mutating func visit(_ node: MarkupNode) -> Bool {
+        switch node.name {
+        case "script":
+            readScript(node)
+            return false
+        case "style", "template":
+            return false
+        case "title":
+            if scan.title == nil { scan.title = node.text.collapsingWhitespace.nonEmpty }
+            return false
+        case "h1":
+            if scan.heading == nil { scan.heading = node.text.collapsingWhitespace.nonEmpty }
+        case "base":
+            if scan.baseHref == nil, let href = node.attribute("href")?.nonEmpty { scan.baseHref = href }
+        case "link":
+            readLink(node)
+        case "meta":
+            readMeta(node)
+        case "a", "area":
+            readAnchor(node)
+        case "img":
+            readImage(node)
+        case "source":
+            readSource(node)
+        case "iframe", "frame":
+            if let src = node.attribute("src")?.nonEmpty { scan.links.append(.init(href: src)) }
+        default:
+            break
+        }
+        if let style = node.attribute("style"), style.range(of: "url(", options: .caseInsensitive) != nil {
+            for url in HTMLScanner.backgroundImages(inStyle: style) { add(url, photo: newPhoto()) }
+        }
+        return true
+    }
+
+    /// The scan, with every reference of a photo carrying the photo's best title and metadata.
+    mutating func finish() -> PageScan {
+        var placeholderUses: [String: Set<Int>] = [:]
+        for (photo, url) in lazyPlaceholders { placeholderUses[url, default: []].insert(photo) }
+        let shared = Set(placeholderUses.filter { $0.value.count > 1 }.keys)
+        let placeholders = Set(lazyPlaceholders.filter { shared.contains($0.url) }.map { "\($0.photo) \($0.url)" })
+        var result = scan
+        result.images = scan.images.compactMap { reference in
+            guard let photo = reference.photo else { return reference }
+            if !placeholders.isEmpty, placeholders.contains("\(photo) \(reference.url)") { return nil }
+            var reference = reference
+            if let title = titles[photo] {
+                reference.title = title.text
+                reference.titleSource = title.source
+            }
+            reference.metadata = metadata[photo] ?? [:]
+            return reference
+        }
+        return result
+    }
+
+    // MARK: - Elements
+
+    private mutating func readScript(_ node: MarkupNode) {
+        guard node.attribute("src") == nil else { return }
+        let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
+        guard type.isEmpty || type.contains("javascript") || type.contains("json") || type == "module" else { return }
+        let text = node.text
+        guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else { return }
+        scriptBytes += text.utf8.count
+        scan.scripts.append(text)
+    }
+
+    private mutating func readLink(_ node: MarkupNode) {
+        guard let href = node.attribute("href")?.nonEmpty else { return }
+        let rel = Self.relTokens(node)
+        if rel.contains("alternate"), let type = node.attribute("type")?.lowercased().nonEmpty,
+            HTMLScanner.feedTypes.contains(type.split(separator: ";")[0].trimmingSpaces)
+        {
+            scan.feeds.append(.init(href: href, type: type))
+        }
+        if rel.contains("next") || rel.contains("prev") || rel.contains("previous") {
+            scan.links.append(.init(href: href))
+        }
+        if rel.contains("image_src") { add(href, photo: newPhoto()) }
+    }
+
+    /// Social-card images: `og:image` (and its `:url`/`:secure_url` forms) and `twitter:image`.
+    static let metaImageProperties: Set<String> = [
+        "og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
+    ]
+
+    private mutating func readMeta(_ node: MarkupNode) {
+        if node.attribute("http-equiv")?.lowercased().trimmingSpaces == "refresh",
+            let target = Self.refreshTarget(node.attribute("content") ?? "")
+        {
+            scan.links.append(.init(href: target))
+            return
+        }
+        let name = (node.attribute("property") ?? node.attribute("name") ?? "").lowercased().trimmingSpaces
+        guard Self.metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmpty else { return }
+        add(content, photo: newPhoto())
+    }
+
+    /// The URL of `<meta http-equiv="refresh" content="5; url=next.html">`, if it names one.
+    static func refreshTarget(_ content: String) -> String? {
+        guard let separator = content.firstIndex(where: { $0 == ";" || $0 == "," }) else { return nil }
+        var rest = content[content.index(after: separator)...].trimmingSpaces[...]
+        guard rest.lowercased().hasPrefix("url") else { return nil }
+        rest = rest.dropFirst(3).drop { $0 == " " }
+        guard rest.first == "=" else { return nil }
+        var value = rest.dropFirst().trimmingSpaces
+        if let quote = value.first, quote == "'" || quote == "\"" {
+            value = String(value.dropFirst().prefix { $0 != quote })
+        }
+        return value.nonEmpty
+    }
+
+    private mutating func readAnchor(_ node: MarkupNode) {
+        let href = node.attribute("href")?.nonEmpty
+        let image = node.name == "a" ? node.firstDescendant(named: "img") : nil
+        let linkedImages = Self.imageAttributes(of: node)
+        if let href, href.first != "#", HTMLScanner.hasImageExtension(href) {
+            // An image link: with an image inside, the original of that image; alone, a photo.
+            let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
+            add(href, photo: photo, size: .init(role: .full))
+            for (url, role) in linkedImages { add(url, photo: photo, size: .init(role: role)) }
+            describeLink(node, photo: photo, isAlone: image == nil)
+            return
+        }
+        if !linkedImages.isEmpty {
+            let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
+            for (url, role) in linkedImages { add(url, photo: photo, size: .init(role: role)) }
+            describeLink(node, photo: photo, isAlone: image == nil)
+        } else if let image {
+            describeLink(node, photo: photoNumber(of: image), isAlone: false)
+        }
+        guard let href, !Self.isInertLink(href) else { return }
+        scan.links.append(.init(href: href, photo: image.map { photoNumber(of: $0) }))
+    }
+
+    /// A link's title and data fields describe the photo it holds or points to; its text only
+    /// when it is the photo's only label (a text link to an image file).
+    private mutating func describeLink(_ node: MarkupNode, photo: Int, isAlone: Bool) {
+        if let title = Self.label(node.attribute("title")) { offer(title, .attribute, photo: photo) }
+        if let title = Self.label(node.attribute("data-title")) { offer(title, .attribute, photo: photo) }
+        if isAlone, let text = Self.label(node.text) { offer(text, .attribute, photo: photo) }
+        merge(Self.dataFields(of: node), photo: photo)
+    }
+
+    private mutating func readImage(_ node: MarkupNode) {
+        let photo = photoNumber(of: node)
+        let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmpty }
+        let lazySrcset = ["data-srcset", "data-lazy-srcset"].contains { node.attribute($0)?.nonEmpty != nil }
+        let width = node.attribute("width").flatMap { Int($0.trimmingSpaces) }
+        let height = node.attribute("height").flatMap { Int($0.trimmingSpaces) }
+        for url in lazy { add(url, photo: photo, size: .init(role: .display, width: width, height: height)) }
+        if let src = node.attribute("src")?.nonEmpty {
+            if !lazy.isEmpty || lazySrcset || node.attribute("data-original") != nil {
+                // What shows until a script loads the real image: a placeholder or a preview.
+                lazyPlaceholders.append((photo, src))
+                add(src, photo: photo, size: .init(role: .thumbnail))
+            } else {
+                add(src, photo: photo, size: .init(role: .display, width: width, height: height))
+            }
+        }
+        addSrcsets(of: node, photo: photo)
+        for (url, role) in Self.imageAttributes(of: node) { add(url, photo: photo, size: .init(role: role)) }
+        describe(image: node, photo: photo)
+    }
+
+    private mutating func readSource(_ node: MarkupNode) {
+        // A <picture>'s sources are renditions of its <img>. libxml2 2.9 does not know <source>
+        // is a void element and nests the following <img> inside it, so search the subtree.
+        let image = node.parent?.firstDescendant(named: "img")
+        let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
+        let before = scan.images.count
+        addSrcsets(of: node, photo: photo)
+        if let type = node.attribute("type")?.nonEmpty {
+            for index in before..<scan.images.count { scan.images[index].declaredType = type }
+        }
+    }
+
+    private mutating func addSrcsets(of node: MarkupNode, photo: Int) {
+        for attribute in HTMLScanner.srcsetAttributes {
+            guard let value = node.attribute(attribute)?.nonEmpty else { continue }
+            for url in Srcset.candidates(value) { add(url, photo: photo) }
+        }
+    }
+
+    /// The catalog text of an `<img>`: figcaption, then its title and alt attributes, then
+    /// `data-title`; `data-*` fields of the image and of its enclosing `<figure>`.
+    private mutating func describe(image node: MarkupNode, photo: Int) {
+        var fields = Self.dataFields(of: node)
+        var figure = node.parent
+        var depth = 0
+        while let current = figure, current.name != "figure", depth < 4 {
+            figure = current.parent
+            depth += 1
+        }
+        let alt = Self.label(node.attribute("alt"))
+        if let figure, figure.name == "figure" {
+            fields.merge(Self.dataFields(of: figure)) { own, _ in own }
+            if let caption = figure.elementChildren.first(where: { $0.name == "figcaption" }).flatMap({ Self.label($0.text) }) {
+                offer(caption, .caption, photo: photo)
+                if let alt, alt != caption { fields["alt"] = alt }
+            }
+        }
+        for candidate in [node.attribute("title"), node.attribute("alt"), node.attribute("data-title")] {
+            if let title = Self.label(candidate) { offer(title, .attribute, photo: photo) }
+        }
+        merge(fields, photo: photo)
+    }
+
+    // MARK: - Photos
+
+    private mutating func newPhoto() -> Int {
+        defer { photoCount += 1 }
+        return photoCount
+    }
+
+    private mutating func photoNumber(of image: MarkupNode) -> Int {
+        let identity = UnsafeMutableRawPointer(image.pointer)
+        if let known = photoOfImage[identity] { return known }
+        let photo = newPhoto()
+        photoOfImage[identity] = photo
+        return photo
+    }
+
+    private mutating func add(_ url: String, photo: Int, size: RenditionSize = .init()) {
+        scan.images.append(ImageReference(url: url, photo: photo, size: size))
+    }
+
+    /// Keeps `title` for `photo` unless a better or equal source already gave one.
+    private mutating func offer(_ title: String, _ source: ImageReference.TitleSource, photo: Int) {
+        if let current = titles[photo], current.source >= source { return }
+        titles[photo] = (title, source)
+    }
+
+    private mutating func merge(_ fields: [String: String], photo: Int) {
+        guard !fields.isEmpty else { return }
+        metadata[photo, default: [:]].merge(fields) { current, _ in current }
+    }
+
+    // MARK: - Attributes
+
+    private static func relTokens(_ node: MarkupNode) -> Set<String> {
+        Set((node.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init))
+    }
+
+    /// Links that lead nowhere to crawl: fragments of this page, scripts, mail.
+    static func isInertLink(_ href: String) -> Bool {
+        let lowered = href.trimmingSpaces.lowercased()
+        return lowered.isEmpty || lowered.hasPrefix("#") || lowered.hasPrefix("javascript:") || lowered.hasPrefix("mailto:")
+            || lowered.hasPrefix("tel:") || lowered.hasPrefix("data:")
+    }
+
+    /// Words in a `data-*` attribute name that say which rendition its image URL is.
+    private static let fullSizeWords = ["big", "full", "orig", "large", "zoom", "hires", "hi-res", "highres", "max", "download"]
+    private static let thumbnailWords = ["thumb", "small", "tiny", "mini", "preview", "placeholder"]
+    /// Words in a `data-*` attribute name that say its value is an image URL even without an
+    /// image file extension.
+    private static let imageWords = ["src", "img", "image", "file", "photo", "picture"] + fullSizeWords + thumbnailWords
+
+    /// The `data-*` attributes whose value is an image URL (lazy sources aside), with the
+    /// rendition their name says: `data-big`, `data-full`, `data-original`, `data-large-file`,
+    /// `data-zoom-image` are the original; `data-thumb` a thumbnail; others the display size.
+    static func imageAttributes(of node: MarkupNode) -> [(url: String, role: RenditionSize.Role)] {
+        var result: [(String, RenditionSize.Role)] = []
+        for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
+            guard !HTMLScanner.lazySourceAttributes.contains(name), !HTMLScanner.srcsetAttributes.contains(name),
+                let url = value.trimmingSpaces.nonEmpty, looksLikeImageURL(url, attribute: name)
+            else { continue }
+            let words = name.dropFirst(5)
+            let role: RenditionSize.Role =
+                fullSizeWords.contains(where: words.contains)
+                ? .full
+                : thumbnailWords.contains(where: words.contains) ? .thumbnail : .display
+            result.append((url, role))
+        }
+        return result
+    }
+
+    private static func looksLikeImageURL(_ value: String, attribute: String) -> Bool {
+        guard !value.unicodeScalars.contains(where: { $0.properties.isWhitespace }), !value.hasPrefix("{"),
+            !value.hasPrefix("[")
+        else { return false }
+        if HTMLScanner.hasImageExtension(value) { return true }
+        let words = attribute.dropFirst(5)
+        return imageWords.contains(where: words.contains) && (value.contains("/") || value.contains("?"))
+            && !value.lowercased().hasPrefix("javascript:")
+    }
+
+    /// Names of `data-*` attributes that are a script's plumbing, not catalog text.
+    private static let plumbing: Set<String> = [
+        "id", "index", "count", "toggle", "target", "ride", "slide", "slide-to", "lightbox", "gallery", "fancybox",
+        "rel", "type", "sizes", "lazy", "loaded", "ll-status", "permalink", "comments-opened", "attachment-id",
+        "image-meta", "orig-size", "width", "height", "size", "w", "h", "pswp-width", "pswp-height", "src-set",
+    ]
+
+    /// `data-price="12.50"` becomes `price: 12.50`. Only text a person would read: no URLs or
+    /// paths (image ones are renditions), no JSON, no script plumbing (ids, indexes, toggles).
+    static func dataFields(of node: MarkupNode) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
+            let field = String(name.dropFirst(5))
+            guard !plumbing.contains(field), !field.hasSuffix("-id"), !field.hasSuffix("-index"),
+                !HTMLScanner.lazySourceAttributes.contains(name), !HTMLScanner.srcsetAttributes.contains(name),
+                field != "title", field != "original",
+                let text = label(value, maxLength: 1000)
+            else { continue }
+            result[field] = text
+        }
+        return result
+    }
+
+    /// Text fit to show as a label: white space collapsed, not empty, and not a file name, path
+    /// or URL (a name only the file system chose is no title).
+    static func label(_ raw: String?, maxLength: Int = 300) -> String? {
+        guard let raw, let text = raw.collapsingWhitespace.nonEmpty else { return nil }
+        if HTMLScanner.hasImageExtension(text) || text.hasPrefix("{") || text.hasPrefix("[") { return nil }
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("/") { return nil }
+        if !text.contains(" "), text.contains("/") { return nil }
+        return String(text.prefix(maxLength))
+    }
+}

@@ -1,0 +1,39 @@
+/// What one HTML page holds for the crawler.
+public struct PageScan: Sendable, Equatable {
+    /// A feed or listing advertised with `<link rel="alternate">`.
+    public struct FeedLink: Sendable, Equatable {
+        public var href: String
+        public var type: String
+    }
+
+    /// A page the page links to (`a`, `area`, `link rel=next|prev`, `iframe`, `frame`,
+    /// `meta http-equiv=refresh`), as written.
+    public struct Link: Sendable, Equatable {
+        public var href: String
+        /// Set when the link is the one around a photo (a thumbnail linking to its per-photo
+        /// page): that photo's number among `images`.
+        public var photo: Int?
+
+        public init(href: String, photo: Int? = nil) {
+            self.href = href
+            self.photo = photo
+        }
+    }
+
+    /// The first `<base href>`, against which every other URL of the page resolves.
+    public var baseHref: String?
+    /// Every image reference, in document order (duplicates kept; the crawler merges them).
+    /// Every reference has a `photo` number; references with the same number are renditions of
+    /// one photo and share its title and metadata.
+    public var images: [ImageReference] = []
+    /// RSS, Atom and JSON feeds advertised by the page.
+    public var feeds: [FeedLink] = []
+    /// Links to other pages, in document order (image files and fragments-only links excluded).
+    public var links: [Link] = []
+    /// The page's `<title>`, white space collapsed.
+    public var title: String?
+    /// The text of the page's first `<h1>`, white space collapsed.
+    public var heading: String?
+    /// The text of inline `<script>` elements (JavaScript or JSON), in document order.
+    public var scripts: [String] = []
+}

@@ -1,0 +1,202 @@
+/// The generated site as the source meant it, worked out from the manifest alone: one card per
+/// photo (its smallest rendition, linking to its largest), the photos of each album of the
+/// source on pages of their own, albums nested by their place in the source's folders, and the
+/// start page's photos with the index of albums on `index.html`.
+struct SitePlan {
+    /// One photo: every published rendition of it, shown as one card.
+    struct Photo {
+        /// The smallest rendition (shown in the grid).
+        var display: Manifest.Item
+        /// The largest rendition (what the card links to).
+        var original: Manifest.Item
+        var renditions: Int
+    }
+
+    /// An album of the source (a page photos were found on), or the root: the start page.
+    struct Album {
+        var url: String?
+        var title: String
+        /// The file name of its first page, without `.html`, relative to the mirror root.
+        var fileBase: String
+        var parent: Int?
+        var children: [Int] = []
+        var photos: [Photo] = []
+        var depth = 0
+    }
+
+    /// One file to render: a page of an album's photos.
+    struct Page {
+        var fileName: String
+        var album: Int
+        /// 1-based.
+        var number: Int
+        var count: Int
+        var photos: Range<Int>
+    }
+
+    let siteTitle: String
+    private(set) var albums: [Album] = []
+    private(set) var pages: [Page] = []
+    /// Photos in the whole site.
+    private(set) var photoCount = 0
+
+    init(manifest: Manifest, itemsPerPage: Int) {
+        siteTitle = manifest.title ?? Self.fallbackTitle(for: manifest.source)
+        albums = [Album(url: nil, title: siteTitle, fileBase: "index")]
+        var albumOfURL: [String: Int] = [:]
+        let sourceDirectory = Self.directory(of: manifest.source)
+        var usedBases: Set<String> = ["index"]
+        var albumOfPath: [String: Int] = [:]
+        for album in manifest.albums ?? [] where albumOfURL[album.url] == nil {
+            if album.url == manifest.source || albums[0].url == nil && Self.isStartPage(album.url, of: manifest.source) {
+                albums[0].url = albums[0].url ?? album.url
+                albumOfURL[album.url] = 0
+                albumOfPath[Self.withoutQuery(album.url)] = 0
+                continue
+            }
+            // `?page=2` of an album is more of that album, not an album of its own.
+            if let continued = albumOfPath[Self.withoutQuery(album.url)] {
+                albumOfURL[album.url] = continued
+                continue
+            }
+            albumOfPath[Self.withoutQuery(album.url)] = albums.count
+            var base = "albums/" + Self.slug(album.url, under: sourceDirectory)
+            if usedBases.contains(base) {
+                var suffix = 2
+                while usedBases.contains(base + "-\(suffix)") { suffix += 1 }
+                base += "-\(suffix)"
+            }
+            usedBases.insert(base)
+            albumOfURL[album.url] = albums.count
+            albums.append(Album(url: album.url, title: album.title ?? Self.lastSegment(album.url), fileBase: base))
+        }
+        nest()
+
+        // Renditions of one photo share `variantOf` (or are the photo's largest rendition).
+        var photoItems: [String: [Manifest.Item]] = [:]
+        var order: [String] = []
+        for item in manifest.items {
+            let photo = item.variantOf ?? item.key
+            if photoItems[photo] == nil { order.append(photo) }
+            photoItems[photo, default: []].append(item)
+        }
+        for key in order {
+            guard let items = photoItems[key], let first = items.first else { continue }
+            let original = items.first { $0.key == key } ?? items.max { $0.bytes < $1.bytes } ?? first
+            let display = items.min { ($0.bytes, $0.key) < ($1.bytes, $1.key) } ?? original
+            let album = original.album.flatMap { albumOfURL[$0] } ?? 0
+            albums[album].photos.append(Photo(display: display, original: original, renditions: items.count))
+        }
+        photoCount = order.count
+
+        let perPage = max(1, itemsPerPage)
+        for (index, album) in albums.enumerated() where index == 0 || !album.photos.isEmpty || !album.children.isEmpty {
+            let count = max(1, (album.photos.count + perPage - 1) / perPage)
+            for number in 1...count {
+                let start = (number - 1) * perPage
+                pages.append(
+                    Page(
+                        fileName: Self.fileName(base: album.fileBase, number: number), album: index, number: number,
+                        count: count, photos: start..<min(start + perPage, album.photos.count)))
+            }
+        }
+    }
+
+    /// `index.html`, `page-2.html`; `albums/nature.html`, `albums/nature-page-2.html`.
+    static func fileName(base: String, number: Int) -> String {
+        if number == 1 { return base + ".html" }
+        return (base == "index" ? "page" : base + "-page") + "-\(number).html"
+    }
+
+    /// Albums nest by folder: an album's parent is the album whose folder holds its folder most
+    /// closely; the root holds the rest.
+    private mutating func nest() {
+        let folders = albums.map { $0.url.map(Self.directory(of:)) }
+        for index in albums.indices.dropFirst() {
+            guard let folder = folders[index] else { continue }
+            var parent = 0
+            var best = -1
+            for (other, candidate) in folders.enumerated() where other != index && other != 0 {
+                guard let candidate, candidate.count < folder.count, folder.hasPrefix(candidate), candidate.count > best
+                else { continue }
+                parent = other
+                best = candidate.count
+            }
+            albums[index].parent = parent
+            albums[parent].children.append(index)
+        }
+        func setDepth(_ index: Int, _ depth: Int) {
+            albums[index].depth = depth
+            for child in albums[index].children { setDepth(child, depth + 1) }
+        }
+        setDepth(0, 0)
+    }
+
+    /// The albums below `index` in pre-order, with their depth below it.
+    func descendants(of index: Int) -> [Int] {
+        albums[index].children.flatMap { [$0] + descendants(of: $0) }
+    }
+
+    /// Photos in an album and every album below it.
+    func totalPhotos(_ index: Int) -> Int {
+        albums[index].photos.count + albums[index].children.reduce(0) { $0 + totalPhotos($1) }
+    }
+
+    // MARK: - Names
+
+    static func withoutQuery(_ url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    static func directory(of url: String) -> String {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let slash = path.lastIndex(of: "/") else { return String(path) }
+        return String(path[...slash])
+    }
+
+    /// True when `album` is the start page under another name (`/gallery/index.html` for
+    /// `/gallery/`).
+    static func isStartPage(_ album: String, of source: String) -> Bool {
+        guard directory(of: album) == directory(of: source) else { return false }
+        let name = album.dropFirst(directory(of: album).count).lowercased()
+        return ["", "index.html", "index.htm", "index.php"].contains(name)
+    }
+
+    /// A file-name-safe name for an album from its URL, relative to the source's folder:
+    /// `http://h/g/science/space/` under `http://h/g/` is `science-space`.
+    static func slug(_ url: String, under directory: String) -> String {
+        var path = Substring(url)
+        if path.hasPrefix(directory) {
+            path = path.dropFirst(directory.count)
+        } else if let range = path.range(of: "://") {
+            path = path[range.upperBound...].drop { $0 != "/" }
+        }
+        var words: [String] = []
+        var word = ""
+        for scalar in path.lowercased().unicodeScalars {
+            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                word.unicodeScalars.append(scalar)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        if let last = words.last, ["html", "htm", "php", "asp", "aspx"].contains(last) { words.removeLast() }
+        if words.last == "index" { words.removeLast() }
+        let slug = words.joined(separator: "-").prefix(80)
+        return slug.isEmpty ? "album" : String(slug)
+    }
+
+    static func lastSegment(_ url: String) -> String {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        let segments = path.split(separator: "/").filter { $0 != "index.html" && $0 != "index.htm" }
+        return PercentEncoding.decode(String(segments.last ?? Substring(url)))
+    }
+
+    static func fallbackTitle(for source: String) -> String {
+        guard let url = CanonicalURL(source) else { return "Gallery mirror" }
+        let path = url.decodedPath == "/" ? "" : url.decodedPath
+        return "Mirror of " + url.host + path
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Photos: renditions read from pages and tied together")
+struct PhotoTests {
+    func scan(_ html: String) throws -> PageScan {
+        try HTMLScanner.scan(Array(html.utf8), url: "http://h/g/")
+    }
+
+    /// The references of each photo number, as (url, role) pairs.
+    func photos(_ scan: PageScan) -> [[String]] {
+        let numbers = scan.images.compactMap(\.photo)
+        var seen: [Int] = []
+        for number in numbers where !seen.contains(number) { seen.append(number) }
+        return seen.map { number in scan.images.filter { $0.photo == number }.map(\.url) }
+    }
+
+    @Test("an image, its srcset, its link's target and image data-* attributes are one photo")
+    func oneImageManyRenditions() throws {
+        let page = try scan(
+            """
+            <a href="big/a.jpg" data-full="orig/a.jpg" title="Aqua">
+              <img src="thumbs/a.jpg" srcset="a-300.jpg 300w, a-800.jpg 800w" data-large-file="large/a.jpg" alt="a.jpg"></a>
+            <img src="b.jpg" data-zoom-image="zoom/b.jpg" alt="Bee">
+            <a href="c.jpg">Cherry</a>
+            """)
+        #expect(
+            photos(page) == [
+                ["big/a.jpg", "orig/a.jpg", "thumbs/a.jpg", "a-300.jpg", "a-800.jpg", "large/a.jpg"],
+                ["b.jpg", "zoom/b.jpg"], ["c.jpg"],
+            ])
+        let roles = Dictionary(uniqueKeysWithValues: page.images.map { ($0.url, $0.size.role) })
+        #expect(roles["big/a.jpg"] == .full)
+        #expect(roles["large/a.jpg"] == .full)
+        #expect(roles["thumbs/a.jpg"] == .display)
+        // The link's title names the photo; "a.jpg" is only a file name, not a title.
+        #expect(page.images.filter { $0.photo == 0 }.allSatisfy { $0.title == "Aqua" })
+        #expect(page.images.first { $0.url == "c.jpg" }?.title == "Cherry")
+    }
+
+    @Test("a thumbnail linking to a page is a photo link; plain links are links")
+    func photoLinks() throws {
+        let page = try scan(
+            """
+            <a href="slide_1.html"><img src="thumb_1.jpg" alt="One"></a>
+            <a href="nature/">Nature</a> <a href="#top">top</a> <a href="javascript:void(0)">x</a>
+            <link rel="next" href="?page=2"><iframe src="frame.html"></iframe>
+            <meta http-equiv="refresh" content="5; URL='later.html'">
+            """)
+        #expect(page.links.map(\.href) == ["slide_1.html", "nature/", "?page=2", "frame.html", "later.html"])
+        #expect(page.links[0].photo == page.images.first?.photo)
+        #expect(page.links[1].photo == nil)
+    }
+
+    @Test("a placeholder every lazy image shows is dropped; the real sources stay")
+    func lazyPlaceholders() throws {
+        let page = try scan(
+            """
+            <img src="spinner.gif" data-src="one.jpg" alt="One">
+            <img src="spinner.gif" data-src="two.jpg" alt="Two">
+            <img src="data:image/gif;base64,R0lGOD" data-srcset="three-1x.jpg 1x, three-2x.jpg 2x" alt="Three">
+            <noscript><img src="one.jpg" alt="One"></noscript>
+            """)
+        let urls = page.images.map(\.url)
+        #expect(!urls.contains("spinner.gif"))
+        #expect(urls.contains("one.jpg") && urls.contains("two.jpg") && urls.contains("three-2x.jpg"))
+    }
+
+    @Test("metadata holds what a person reads: no URLs, paths, JSON or script plumbing")
+    func metadataIsText() throws {
+        let page = try scan(
+            """
+            <figure data-price="12.50"><img src="p.jpg" data-attachment-id="7" data-orig-size="1600,1200"
+              data-image-meta='{"aperture":"0"}' data-permalink="http://h/p/" data-image-title="Pier" data-comments-opened="1"
+              data-caption="At dusk" alt="Pier photo"><figcaption>The pier</figcaption></figure>
+            """)
+        let image = try #require(page.images.first { $0.url == "p.jpg" })
+        #expect(image.title == "The pier")
+        #expect(image.metadata == ["price": "12.50", "image-title": "Pier", "caption": "At dusk", "alt": "Pier photo"])
+    }
+
+    @Test("page title and first heading are read")
+    func titles() throws {
+        let page = try scan("<title> My   Gallery </title><h1>Nature</h1><h1>Other</h1>")
+        #expect(page.title == "My Gallery")
+        #expect(page.heading == "Nature")
+    }
+
+    @Test("the frontier goes breadth-first within scope, depth and page limits, each page once")
+    func frontier() throws {
+        let start = try #require(CanonicalURL("http://h/g/"))
+        var frontier = Frontier(
+            start: start, scope: CrawlScope(source: start, scope: .directory), maxDepth: 1, maxPages: 3)
+        #expect(frontier.next()?.url == start)
+        for link in ["http://h/g/a/", "http://h/other/", "http://h/g/a/", "http://h/g/pic.jpg", "http://h/g/b/", "http://h/g/c/"]
+        {
+            frontier.offer(try #require(CanonicalURL(link)), from: 0)
+        }
+        frontier.offer(try #require(CanonicalURL("http://h/g/a/deeper/")), from: 1)
+        #expect(frontier.next()?.url.string == "http://h/g/a/")
+        #expect(frontier.next()?.url.string == "http://h/g/b/")
+        #expect(frontier.next() == nil)
+        #expect(frontier.refusals == .init(outOfScope: 2, beyondDepth: 1, beyondPageLimit: 1))
+        let hostWide = CrawlScope(source: start, scope: .host)
+        #expect(hostWide.contains(try #require(CanonicalURL("http://h/other/"))))
+        #expect(hostWide.contains(try #require(CanonicalURL("https://h/g/x"))))
+        #expect(!hostWide.contains(try #require(CanonicalURL("http://h:8080/g/x"))))
+    }
+
+    @Test("thumbnail → per-photo page → display and original are one photo; album covers are not album members")
+    func photoGroups() throws {
+        // Page 0 (the index) shows an album cover linking to album page 1; page 1 shows two
+        // thumbnails linking to per-photo pages 2 and 3; each of those shows its display image
+        // linking to the original, and a strip of both thumbnails linking to the two pages.
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        func see(_ url: String, _ document: Int, _ photo: Int, _ role: RenditionSize.Role) throws {
+            let key = try #require(CanonicalURL("http://h/g/" + url))
+            let discovery = Discovery(
+                key: key, reference: ImageReference(url: url, photo: photo, size: .init(role: role)), document: document)
+            let entry = catalog[key] ?? CatalogEntry(key: key, reference: discovery.reference, verdict: .accepted)
+            entry.see(discovery)
+            catalog[key] = entry
+        }
+        try see("a/thumb_1.jpg", 0, 0, .display)
+        try see("a/thumb_1.jpg", 1, 0, .display)
+        try see("a/thumb_2.jpg", 1, 1, .display)
+        for (page, number) in [(2, 1), (3, 2)] {
+            try see("a/scaled_\(number).jpg", page, 0, .display)
+            try see("a/\(number).jpg", page, 0, .full)
+            try see("a/thumb_1.jpg", page, 1, .display)
+            try see("a/thumb_2.jpg", page, 2, .display)
+        }
+        var summary = CrawlSummary()
+        for (number, path) in [(0, ""), (1, "a/"), (2, "a/slide_1.html"), (3, "a/slide_2.html")] {
+            let url = try #require(CanonicalURL("http://h/g/" + path))
+            summary.documents[number] = .init(url: url, kind: .page)
+            summary.pageNumbers[url] = number
+        }
+        func link(_ document: Int, _ photo: Int, _ path: String) throws {
+            summary.photoLinks.append(
+                .init(document: document, photo: photo, page: try #require(CanonicalURL("http://h/g/" + path))))
+        }
+        try link(0, 0, "a/")
+        try link(1, 0, "a/slide_1.html")
+        try link(1, 1, "a/slide_2.html")
+        for page in [2, 3] {
+            try link(page, 1, "a/slide_1.html")
+            try link(page, 2, "a/slide_2.html")
+        }
+        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        let photos = groups.photos.map { Set($0.keys.map { String($0.string.dropFirst("http://h/g/".count)) }) }
+        #expect(
+            Set(photos) == [["a/thumb_1.jpg", "a/scaled_1.jpg", "a/1.jpg"], ["a/thumb_2.jpg", "a/scaled_2.jpg", "a/2.jpg"]])
+        #expect(groups.photos.allSatisfy { $0.album == 1 })
+    }
+
+    @Test("a key shared by many different photos is a placeholder: it joins nothing")
+    func placeholderKeys() throws {
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        for index in 0..<3 {
+            for url in ["blank.gif", "photo\(index).jpg"] {
+                let key = try #require(CanonicalURL("http://h/" + url))
+                let discovery = Discovery(key: key, reference: ImageReference(url: url, photo: index), document: 0)
+                let entry = catalog[key] ?? CatalogEntry(key: key, reference: discovery.reference, verdict: .accepted)
+                entry.see(discovery)
+                catalog[key] = entry
+            }
+        }
+        var summary = CrawlSummary()
+        summary.documents[0] = .init(url: try #require(CanonicalURL("http://h/")), kind: .page)
+        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        #expect(groups.photos.count == 4)
+        #expect(groups.photos.allSatisfy { $0.keys.count == 1 })
+    }
+
+    @Test("the site: one card per photo, smallest shown and largest linked, albums nested by folder")
+    func sitePlan() throws {
+        func item(_ key: String, bytes: Int64, album: String?, variantOf: String? = nil, title: String? = nil) -> Manifest.Item {
+            Manifest.Item(
+                key: "http://h/g/" + key, path: "images/\(key.replacingOccurrences(of: "/", with: "-"))", sha256: "00",
+                bytes: bytes, contentType: "image/jpeg", title: title, album: album.map { "http://h/g/" + $0 },
+                variantOf: variantOf.map { "http://h/g/" + $0 }, firstSeen: Date(), lastChecked: Date())
+        }
+        let manifest = Manifest(
+            source: "http://h/g/", title: "My Gallery", generatedAt: Date(),
+            items: [
+                item("a/1.jpg", bytes: 900, album: "a/", title: "One"),
+                item("a/thumb_1.jpg", bytes: 10, album: "a/", variantOf: "a/1.jpg", title: "One"),
+                item("a/b/2.jpg", bytes: 800, album: "a/b/"),
+                item("root.jpg", bytes: 50, album: ""),
+                item("more.jpg", bytes: 50, album: "?page=2"),
+            ], rejected: [],
+            albums: [
+                .init(url: "http://h/g/", title: "My Gallery"), .init(url: "http://h/g/?page=2", title: "My Gallery, 2"),
+                .init(url: "http://h/g/a/", title: "Album A"), .init(url: "http://h/g/a/b/", title: "Album B"),
+            ])
+        let site = SitePlan(manifest: manifest, itemsPerPage: 10)
+        #expect(site.siteTitle == "My Gallery")
+        #expect(site.albums.map(\.title) == ["My Gallery", "Album A", "Album B"])
+        #expect(site.albums.map(\.fileBase) == ["index", "albums/a", "albums/a-b"])
+        #expect(site.albums.map(\.parent) == [nil, 0, 1])
+        #expect(site.albums[0].photos.map(\.original.key) == ["http://h/g/root.jpg", "http://h/g/more.jpg"])
+        let one = try #require(site.albums[1].photos.first)
+        #expect(one.display.key == "http://h/g/a/thumb_1.jpg" && one.original.key == "http://h/g/a/1.jpg")
+        #expect(site.photoCount == 4)
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
+            itemsPerPage: 10)
+        let pages = publisher.render(manifest)
+        #expect(pages.count == 3)
+        #expect(pages[0].contains("href=\"albums/a.html\"") && pages[0].contains("href=\"albums/a-b.html\""))
+        #expect(pages[1].contains("src=\"../images/a-thumb_1.jpg\"") && pages[1].contains("href=\"../images/a-1.jpg\""))
+        #expect(pages[1].contains("href=\"a-b.html\"") && pages[1].contains("href=\"../index.html\""))
+        #expect(!pages[1].contains("images/a-1.jpg\" alt"))  // the original is linked, not shown
+    }
+}

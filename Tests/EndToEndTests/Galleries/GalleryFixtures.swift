@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import Testing
+
+extension Tag {
+    /// Tests that mirror galleries written by real static gallery generators (sigal, llgal,
+    /// lazygal, fgallery) and hand-written galleries of other kinds: `swift test --filter GeneratedGalleryTests`.
+    @Tag static var generatedGalleries: Self
+}
+
+/// What a mirror of one fixture gallery must hold, as `Scripts/build_galleries.py` writes it.
+/// Paths are relative to the gallery's root URL (`""` is the root directory itself).
+struct GalleryTruth: Decodable, Sendable {
+    /// One photo of the source: every URL the site links for it, and which one is the largest.
+    struct Photo: Decodable, Sendable {
+        var id: String
+        var title: String?
+        /// The page where the photo first appears, breadth-first from the start page.
+        var album: String
+        var largest: String
+        /// Every rendition the site links, smallest first, `largest` included.
+        var renditions: [String]
+        /// Renditions a mirror may publish or not (tied to the photo when it does).
+        var optional: [String]
+    }
+
+    /// A page that is the `album` of at least one photo, with the text its title must contain.
+    struct Album: Decodable, Sendable, Equatable {
+        var path: String
+        var title: String
+    }
+
+    var name: String
+    var start: String
+    var siteTitle: String
+    var albums: [Album]
+    var photos: [Photo]
+    /// Images that are not photos of the set but may be published (album collages).
+    var extras: [String]
+    /// Images that must never be published: icons, arrows, spinners, theme images.
+    var decorations: [String]
+    /// Photos on disk that no page of the site links (the generator's behaviour), for the record.
+    var unreachable: [String]
+}
+
+/// The fixture galleries, built once per test run (and reused across runs while the scripts are
+/// unchanged) by `Scripts/build_galleries.py` into a directory under the system temporary directory.
+enum GalleryFixtures {
+    /// The galleries written by real generators; each needs its generator installed.
+    static let generated = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery"]
+    /// The hand-written galleries of other markup kinds (need only python3 with Pillow).
+    static let handwritten = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data"]
+    /// Every gallery that has photos.
+    static let all = generated + handwritten
+
+    /// The URL path each gallery is served under: generated galleries live in a sub-directory of
+    /// their host, as most users put them; the hand-written ones use root-absolute links.
+    static func mount(_ name: String) -> String {
+        generated.contains(name) ? "/photos/" : "/"
+    }
+
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts")
+
+    private static let build = Task<Result<URL, FixtureError>, Never> { await buildOnce() }
+
+    /// The directory holding `sites/`, `truth/` and `status.json`, built on first use.
+    static func root() async throws -> URL {
+        try await build.value.get()
+    }
+
+    /// The site directory and ground truth of gallery `name`; fails the test with the reason when
+    /// the gallery could not be built (a generator missing: install it as `.ci/run` does).
+    static func gallery(_ name: String) async throws -> (site: URL, truth: GalleryTruth) {
+        let root = try await root()
+        let status = try JSONDecoder().decode(
+            [String: String].self, from: Data(contentsOf: root.appendingPathComponent("status.json")))
+        guard let state = status[name] else { throw FixtureError("gallery \(name) was not built (status.json has no entry)") }
+        guard state == "ok" else {
+            let ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false
+            throw FixtureError("gallery \(name): \(state)\(ci ? " (CI=true: .ci/run must install it)" : "")")
+        }
+        let truth = try JSONDecoder().decode(
+            GalleryTruth.self, from: Data(contentsOf: root.appendingPathComponent("truth/\(name).json")))
+        return (root.appendingPathComponent("sites/\(name)"), truth)
+    }
+
+    private static func buildOnce() async -> Result<URL, FixtureError> {
+        do {
+            var hasher = SHA256()
+            for file in try FileManager.default.contentsOfDirectory(atPath: scripts.path).sorted() where file.hasSuffix(".py") {
+                hasher.update(data: Data(file.utf8))
+                hasher.update(data: try Data(contentsOf: scripts.appendingPathComponent(file)))
+            }
+            let tools = ["sigal", "llgal", "lazygal", "fgallery"].map { "\($0)=\(which($0) ?? "-")" }.joined(separator: ",")
+            hasher.update(data: Data(tools.utf8))
+            let digest = hasher.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-mirror-galleries-\(digest)")
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent("status.json").path) { return .success(root) }
+            let partial = root.deletingLastPathComponent().appendingPathComponent(
+                "\(root.lastPathComponent).partial-\(UUID().uuidString)")
+            let started = ContinuousClock.now
+            let result = try await runPython([scripts.appendingPathComponent("build_galleries.py").path, partial.path])
+            guard result.status == 0 else {
+                throw FixtureError("build_galleries.py exited \(result.status): \(result.stderr.suffix(600))")
+            }
+            do {
+                try FileManager.default.moveItem(at: partial, to: root)
+            } catch {
+                // Another process built it first: use theirs.
+                try? FileManager.default.removeItem(at: partial)
+                guard FileManager.default.fileExists(atPath: root.appendingPathComponent("status.json").path) else { throw error }
+            }
+            print("gallery fixtures built in \(ContinuousClock.now - started) into \(root.path)")
+            return .success(root)
+        } catch let error as FixtureError {
+            return .failure(error)
+        } catch {
+            return .failure(FixtureError("building the gallery fixtures failed: \(error)"))
+        }
+    }
+
+    private static func which(_ tool: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static func runPython(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        let (exited, continuation) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+        // A blocking read on a Dispatch thread, never on the cooperative pool.
+        let stderr = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
+            DispatchQueue.global().async { done.resume(returning: errors.fileHandleForReading.readDataToEndOfFile()) }
+        }
+        var iterator = exited.makeAsyncIterator()
+        let status = await iterator.next() ?? -1
+        return (status, String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// Why a fixture gallery is not available, said in one line.
+struct FixtureError: Error, CustomStringConvertible, Sendable {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

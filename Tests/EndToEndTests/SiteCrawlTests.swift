@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Crawling a whole site")
+struct SiteCrawlTests {
+    @Test("a 50,000-page site stops at the default --max-pages with a warning, and nothing past it is requested")
+    func pageLimit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = TestServer()
+        let pageCount = 50_000
+        try await server.run(routes: { router, _ in
+            // Page n links to pages 5n+1 ... 5n+5: a tree of 50,000 pages, one photo each.
+            router.get("/site/p/{name}") { _, context in
+                let name = context.parameters.get("name") ?? ""
+                guard name.hasSuffix(".html"), let number = Int(name.dropLast(5)), number < pageCount else {
+                    return Response(status: .notFound)
+                }
+                let links = (1...5).map { 5 * number + $0 }.filter { $0 < pageCount }
+                    .map { "<a href=\"\($0).html\">\($0)</a>" }.joined()
+                return html("<title>Page \(number)</title><img src=\"../img/\(number).png\" alt=\"Photo \(number)\">\(links)")
+            }
+            router.get("/site/img/{name}") { _, _ in bytes(Fixture.png) }
+        }) { origin in
+            let output = directory.url.appendingPathComponent("m")
+            let result = try await Binary.run(
+                ["sync", origin + "/site/p/0.html", "--out", output.path, "--report", "report.json"], in: directory.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("--max-pages 2000 reached"), "\(result.stderr)")
+            let report = try JSONCoding.decode(
+                RunReport.self, from: Data(contentsOf: directory.url.appendingPathComponent("report.json")))
+            #expect(report.pages == 2000)
+            #expect(report.published == 2000)
+            #expect(report.warnings.contains { $0.hasPrefix("--max-pages 2000 reached") })
+        }
+        // Breadth-first: exactly pages 0 ... 1999 were requested, each once.
+        let pages = server.log.filter { $0.hasPrefix("/site/p/") }
+        #expect(pages.count == 2000)
+        #expect(Set(pages) == Set((0..<2000).map { "/site/p/\($0).html" }))
+        // Memory stays bounded: the largest child process of this test run.
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #expect(usage.ru_maxrss < 300 * 1024, "peak RSS \(usage.ru_maxrss) KB")
+    }
+
+    @Test("pages are fetched several at a time but read in crawl order: albums do not depend on timing")
+    func concurrentPagesDeterministicAlbums() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try await TestServer().run(routes: { router, _ in
+            router.get("/g/") { _, _ in
+                html("<title>Gallery</title><a href=\"a/\">A</a><a href=\"b/\">B</a><img src=\"shared.png\" alt=\"Shared\">")
+            }
+            // Album a answers slowly; b and the shared image's second page answer at once.
+            router.get("/g/a/") { _, _ in
+                try await Task.sleep(for: .milliseconds(300))
+                return html("<title>Album A</title><img src=\"one.png\" alt=\"One\"><img src=\"../both.png\" alt=\"Both\">")
+            }
+            router.get("/g/b/") { _, _ in html("<title>Album B</title><img src=\"two.png\"><img src=\"../both.png\">") }
+            router.get("/g/{name}") { _, _ in bytes(Fixture.png) }
+            router.get("/g/a/{name}") { _, _ in bytes(Fixture.png) }
+            router.get("/g/b/{name}") { _, _ in bytes(Fixture.png) }
+        }) { origin in
+            let output = directory.url.appendingPathComponent("m")
+            let report = try await MirrorEngine(configuration: testConfiguration(source: origin + "/g/", output: output)).run()
+            #expect(report.pages == 3)
+            let manifest = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
+            let albums = Dictionary(
+                uniqueKeysWithValues: manifest.items.map {
+                    ($0.key.replacingOccurrences(of: origin, with: ""), $0.album?.replacingOccurrences(of: origin, with: ""))
+                })
+            // both.png is on A and B; A comes first in crawl order although it answered last.
+            #expect(albums["/g/both.png"] == "/g/a/")
+            #expect(albums["/g/a/one.png"] == "/g/a/")
+            #expect(albums["/g/shared.png"] == "/g/")
+            #expect(manifest.albums?.map(\.title) == ["Gallery", "Album A", "Album B"])
+            #expect(manifest.title == "Gallery")
+            #expect(try unresolvedReferences(in: output) == [])
+        }
+    }
+
+    @Test("a source that shows no image exits 3, writes nothing, and says what it read")
+    func nothingFound() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try await TestServer().run(routes: { router, _ in
+            router.get("/g/") { _, _ in
+                html("<a href=\"about.html\">About</a><a href=\"/elsewhere/\">Out</a><img src=\"http://other.example/x.png\">")
+            }
+            router.get("/g/about.html") { _, _ in html("<p>Nothing here</p>") }
+        }) { origin in
+            let output = directory.url.appendingPathComponent("m")
+            let result = try await Binary.run(["sync", origin + "/g/", "--out", output.path], in: directory.url)
+            #expect(result.status == 3)
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+            let line = result.stderr
+            #expect(line.contains("read 2 pages"), "\(line)")
+            #expect(line.contains("1 image URL out-of-scope"), "\(line)")
+            #expect(line.contains("1 link out of the crawl scope"), "\(line)")
+            #expect(line.contains("--allow-host") && line.contains("--crawl-scope host") && line.contains("--feed"), "\(line)")
+        }
+    }
+}
