@@ -178,7 +178,8 @@ struct ScriptReaderTests {
         let html = """
             <html><head><script src="lib/gallery.js"></script><script type="application/ld+json">
             {"@type": "ImageObject", "contentUrl": "full.jpg", "name": "Ld"}</script></head>
-            <body><img src="shown.jpg" alt="Shown"><script>var photos = [{thumb: 't.jpg', full: 'f.jpg', title: 'F'}];
+            <body><img src="shown.jpg" alt="Shown"><script>// the photos' data
+            var photos = [{thumb: 't.jpg', full: 'f.jpg', title: 'F'}];
             fetch('list.json')</script><script type="text/template">'tpl.jpg'</script></body></html>
             """
         let scan = try HTMLScanner.scan(Array(html.utf8), url: "http://h/g/")

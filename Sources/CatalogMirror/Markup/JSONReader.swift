@@ -17,6 +17,20 @@ public enum JSONReader {
     /// The references of a JSON document, photos numbered from 0 in document order. Throws
     /// when `bytes` is not JSON; JSON without images gives none.
     public static func read(_ bytes: [UInt8]) throws(Failure) -> [ImageReference] {
+        var next = 0
+        return photos(in: try decode(bytes)).references(numberingFrom: &next)
+    }
+
+    /// The photos of a JSON document, each a list of renditions (not numbered), and the
+    /// document's own title: the top-level `title` or `name` (what fgallery's script makes the
+    /// page's title).
+    static func photosAndTitle(_ bytes: [UInt8]) throws(Failure) -> (photos: [[ImageReference]], title: String?) {
+        let value = try decode(bytes)
+        let title = (value["title"] ?? value["name"])?.string.flatMap { FeedScanner.plainText($0) }
+        return (photos(in: value).photos, title)
+    }
+
+    private static func decode(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         guard JSONValue.nesting(of: bytes, limit: maxNesting) <= maxNesting else {
             throw Failure(description: "not readable JSON (nested deeper than \(maxNesting) levels)")
         }
@@ -26,8 +40,7 @@ public enum JSONReader {
         } catch {
             throw Failure(description: "not valid JSON (\(describe(error)))")
         }
-        var next = 0
-        return photos(in: value).references(numberingFrom: &next)
+        return value
     }
 
     /// The photos of a decoded document (also what a script's JSON-LD gives).

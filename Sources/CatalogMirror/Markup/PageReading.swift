@@ -89,7 +89,7 @@ struct PageReading {
         }
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
         guard type.isEmpty || type.contains("javascript") || type.contains("json") || type == "module" else { return }
-        let text = node.text
+        let text = node.rawText
         guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else { return }
         scriptBytes += text.utf8.count
         scan.scripts.append(text)
