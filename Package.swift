@@ -62,7 +62,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogMirrorTests",
-            dependencies: ["CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto")],
+            // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "EndToEndTests",

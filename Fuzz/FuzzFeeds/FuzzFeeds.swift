@@ -6,7 +6,7 @@ public func fuzzFeeds(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     _ = try? FeedScanner.scan(bytes, url: "http://fuzz.example/feed")
-    _ = try? JSONListing.scan(bytes)
+    _ = try? JSONReader.read(bytes)
     return 0
 }
 

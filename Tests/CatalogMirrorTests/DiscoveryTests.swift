@@ -19,7 +19,7 @@ struct DiscoveryTests {
         #expect(page.images.map(\.url) == ["/og.png", "tw.jpg", "head-ns.png", "ns.png", "bg1.jpg", "bg2.png", "bg3.webp"])
     }
 
-    @Test("Media RSS groups give their largest image; thumbnails only when nothing else is listed")
+    @Test("a Media RSS group is one photo in several sizes; a lone thumbnail or HTML image is a photo")
     func mediaGroups() throws {
         let xml = """
             <rss xmlns:media="http://search.yahoo.com/mrss/"><channel>
@@ -31,8 +31,15 @@ struct DiscoveryTests {
             </channel></rss>
             """
         let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/feed")
-        #expect(scan.images.map(\.url) == ["/l.jpg", "/only-thumb.jpg", "/in-description.png"])
-        #expect(scan.images.map(\.title) == ["Big", "Thumb only", "HTML only"])
+        #expect(
+            scan.images.map(\.url) == [
+                "http://h/s.jpg", "http://h/l.jpg", "http://h/m.jpg", "http://h/t.jpg", "http://h/only-thumb.jpg",
+                "http://h/in-description.png",
+            ])
+        #expect(scan.images.map(\.photo) == [0, 0, 0, 0, 1, 2])
+        #expect(scan.images.map(\.size.role) == [.full, .full, .full, .thumbnail, .thumbnail, .display])
+        #expect(scan.images.map(\.size.width) == [100, 1600, 800, nil, nil, nil])
+        #expect(scan.images.map(\.title) == ["Big", "Big", "Big", "Big", "Thumb only", "HTML only"])
     }
 
     @Test("Atom <content type=\"html\"> yields the images in it")
@@ -43,7 +50,7 @@ struct DiscoveryTests {
             </entry><entry><title>Text</title><content type="text">&lt;img src="/not.png"&gt;</content></entry></feed>
             """
         let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/atom")
-        #expect(scan.images.map(\.url) == ["/a.png", "/b.png"])
+        #expect(scan.images.map(\.url) == ["http://h/a.png", "http://h/b.png"])
         #expect(scan.images.allSatisfy { $0.title == "Post" })
     }
 
@@ -57,7 +64,7 @@ struct DiscoveryTests {
             """
         let scan = try FeedScanner.scan(Array(urlset.utf8), url: "http://h/sitemap.xml")
         #expect(scan.kind == .sitemap)
-        #expect(scan.images.map(\.url) == ["http://h/a.png", "/b.jpg"])
+        #expect(scan.images.map(\.url) == ["http://h/a.png", "http://h/b.jpg"])
         #expect(scan.images.map(\.title) == ["Alpha", "Beta caption"])
         let index = """
             <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
@@ -75,9 +82,11 @@ struct DiscoveryTests {
                                {"url": "/1.mp3", "mime_type": "audio/mpeg"}]},
               {"id": "2", "content_text": "no images"}]}
             """
-        let images = try JSONListing.scan(Array(json.utf8))
-        #expect(images.map(\.url) == ["/1.png", "/1-full.jpg"])
-        #expect(images[1].declaredLength == 2048)
+        let images = try JSONReader.read(Array(json.utf8))
+        #expect(images.map(\.url) == ["/1-full.jpg", "/1.png"])
+        #expect(images.map(\.photo) == [0, 0])
+        #expect(images.map(\.size.role) == [.full, .display])
+        #expect(images[0].declaredLength == 2048)
         #expect(images.allSatisfy { $0.title == "One" && $0.metadata["description"] == "First" })
     }
 

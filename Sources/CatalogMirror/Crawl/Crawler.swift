@@ -114,7 +114,7 @@ struct Crawler: Sendable {
 
     /// How fetching one page ended.
     private enum PageResult: Sendable {
-        case read(Frontier.Page, url: CanonicalURL, scan: PageScan, base: CanonicalURL, bodyHash: String)
+        case read(Frontier.Page, url: CanonicalURL, scan: PageScan, base: CanonicalURL, bodyHash: String, warnings: [String])
         case failed(String)
         /// The response was not an HTML page.
         case notPage
@@ -129,12 +129,15 @@ struct Crawler: Sendable {
             start: start.url, scope: CrawlScope(source: source, scope: configuration.scope), maxDepth: configuration.maxDepth,
             maxPages: configuration.maxPages)
         guard let first = frontier.next() else { return [] }
-        let startResult: PageResult
+        let resources = PageResources(
+            session: session, gate: gate, cache: cache, scope: frontier.scope, discoversFeeds: configuration.feed == nil)
+        var startResult: PageResult
         do {
             startResult = try Self.read(start, page: first)
         } catch {
             throw CrawlError(message: "cannot read \(start.url) as HTML: \(error)")
         }
+        startResult = await Self.addResources(to: startResult, from: resources)
         var feeds: [CanonicalURL] = []
         var seenFeeds: Set<CanonicalURL> = []
         var bodies: [String: Int] = [:]
@@ -150,8 +153,9 @@ struct Crawler: Sendable {
                 summary.notPages += 1
             case .refused(let reason):
                 if reason == .robots { summary.robotsRefused += 1 } else { summary.refusals.outOfScope += 1 }
-            case .read(let page, let url, let scan, let base, let bodyHash):
+            case .read(let page, let url, let scan, let base, let bodyHash, let warnings):
                 summary.pages += 1
+                summary.warnings += warnings
                 progress.update { $0.pagesCrawled += 1 }
                 if let earlier = bodies[bodyHash] {
                     // `/gallery/` and `/gallery/index.html` are often one page: read it once.
@@ -166,7 +170,8 @@ struct Crawler: Sendable {
                 for reference in scan.images {
                     await emitReference(reference, base: base, document: page.sequence, summary: &summary, emit: emit)
                 }
-                for link in scan.feeds {
+                // JSON documents a page links are its data, read with it (`PageResources`).
+                for link in scan.feeds where !link.type.contains("json") {
                     guard let feed = CanonicalURL(link.href, relativeTo: base), feed.isWeb, seenFeeds.insert(feed).inserted
                     else { continue }
                     feeds.append(feed)
@@ -190,7 +195,7 @@ struct Crawler: Sendable {
                 }
                 while inFlight < concurrency, let page = frontier.next() {
                     inFlight += 1
-                    group.addTask { (page.sequence, await fetch(page)) }
+                    group.addTask { (page.sequence, await Self.addResources(to: fetch(page), from: resources)) }
                 }
                 guard inFlight > 0, let (sequence, result) = await group.next() else { break }
                 inFlight -= 1
@@ -224,7 +229,17 @@ struct Crawler: Sendable {
     private static func read(_ document: FetchedDocument, page: Frontier.Page) throws(MarkupError) -> PageResult {
         let scan = try HTMLScanner.scan(document.bytes, url: document.url.string, encoding: document.charset)
         let base = scan.baseHref.flatMap { CanonicalURL($0, relativeTo: document.url) } ?? document.url
-        return .read(page, url: document.url, scan: scan, base: base, bodyHash: SHA256.hash(data: document.bytes).hexString)
+        return .read(
+            page, url: document.url, scan: scan, base: base, bodyHash: SHA256.hash(data: document.bytes).hexString, warnings: [])
+    }
+
+    /// A page read, with the photos of the scripts and data files it loads added to its own.
+    private static func addResources(to result: PageResult, from resources: PageResources) async -> PageResult {
+        guard case .read(let page, let url, var scan, let base, let bodyHash, let warnings) = result else { return result }
+        let found = await resources.found(for: scan, base: base)
+        scan.addPhotos(found.photos)
+        if scan.title == nil { scan.title = found.title }
+        return .read(page, url: url, scan: scan, base: base, bodyHash: bodyHash, warnings: warnings + found.warnings)
     }
 
     // MARK: - Sitemaps

@@ -65,7 +65,8 @@ struct FeedReader: Sendable {
     {
         var offset = 0
         return try await read(
-            kind: document.kind, url: document.url, mediaType: document.mediaType, number: number, emit: emit,
+            kind: document.kind, url: document.url, mediaType: document.mediaType, charset: document.charset, number: number,
+            emit: emit,
             nextChunk: { () throws(Failure) -> ArraySlice<UInt8>? in
                 guard offset < document.bytes.count else { return nil }
                 let end = min(offset + Self.chunkSize, document.bytes.count)
@@ -83,7 +84,8 @@ struct FeedReader: Sendable {
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         return try await read(
-            kind: download.kind, url: download.url, mediaType: download.mediaType, number: number, emit: emit,
+            kind: download.kind, url: download.url, mediaType: download.mediaType, charset: download.charset, number: number,
+            emit: emit,
             nextChunk: { () throws(Failure) -> ArraySlice<UInt8>? in
                 while true {
                     let got = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
@@ -96,7 +98,7 @@ struct FeedReader: Sendable {
 
     /// Reads XML as a stream of chunks from `chunks`, or JSON whole from `whole`.
     private func read(
-        kind: FetchedDocument.Kind, url: CanonicalURL, mediaType: String?, number: Int,
+        kind: FetchedDocument.Kind, url: CanonicalURL, mediaType: String?, charset: String?, number: Int,
         emit: @Sendable (Discovery) async -> Void,
         nextChunk: () throws(Failure) -> ArraySlice<UInt8>?, whole: () -> [UInt8]
     ) async throws(Failure) -> Reading {
@@ -112,7 +114,7 @@ struct FeedReader: Sendable {
         }
         switch kind {
         case .xml:
-            let parser = FeedStreamParser(url: url.string)
+            let parser = FeedStreamParser(url: url.string, charset: charset)
             while let chunk = try nextChunk() {
                 let parsed = chunk.withUnsafeBytes { raw in Result { () throws(MarkupError) in try parser.feed(raw) } }
                 switch parsed {
@@ -126,11 +128,13 @@ struct FeedReader: Sendable {
             case .failure(let error): throw Failure(message: "cannot read the feed \(url): \(error.message)")
             }
             if parser.kind == .sitemap { reading.kind = .sitemap }
+            // Entity declarations and recovered ill-formedness: read anyway, said once each.
+            reading.warnings += parser.warnings
             reading.sitemaps = parser.sitemaps.compactMap { CanonicalURL($0, relativeTo: url) }
         case .json:
             let references: [ImageReference]
             do {
-                references = try JSONListing.scan(whole())
+                references = try JSONReader.read(whole())
             } catch {
                 throw Failure(message: "cannot read the listing \(url): \(error)")
             }

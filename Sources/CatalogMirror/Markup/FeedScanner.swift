@@ -1,165 +1,122 @@
-/// Extracts image references from RSS 2.0 / RSS 1.0 (with Media RSS) and Atom feeds, parsed
-/// with libxml2's XML parser: no network, no DTD loading, no entity substitution.
+/// Extracts image references from RSS 0.9x/1.0/2.0 and Atom 0.3/1.0 feeds (with Media RSS)
+/// and image sitemaps, parsed with libxml2's XML parser: no network, no DTD loading, no entity
+/// substitution. See `FeedItemReader` for which references are renditions of one photo.
 public enum FeedScanner {
-    static let mediaRSS = "http://search.yahoo.com/mrss/"
     static let atom = "http://www.w3.org/2005/Atom"
+    static let atom03 = "http://purl.org/atom/ns#"
     static let contentModule = "http://purl.org/rss/1.0/modules/content/"
+    static let modEnclosure = "http://purl.oclc.org/net/rss_2.0/enc#"
+    static let xhtml = "http://www.w3.org/1999/xhtml"
     static let sitemap = "http://www.sitemaps.org/schemas/sitemap/0.9"
     static let imageSitemap = "http://www.google.com/schemas/sitemap-image/1.1"
+
+    /// RSS's own elements: no namespace (0.9x, 2.0), RSS 1.0, RSS 0.90, and the namespace some
+    /// RSS 2.0 feeds declare.
+    static let rssNamespaces: Set<String?> = [
+        nil, "http://purl.org/rss/1.0/", "http://my.netscape.com/rdf/simple/0.9/", "http://backend.userland.com/rss2",
+    ]
+    /// Atom 1.0 and 0.3 (and no namespace, for feeds that forgot it).
+    static let atomNamespaces: Set<String?> = [atom, atom03, nil]
+    /// Media RSS, with and without the trailing slash (both are in the wild).
+    static let mediaNamespaces: Set<String?> = ["http://search.yahoo.com/mrss/", "http://search.yahoo.com/mrss"]
+    static let dublinCore: Set<String?> = ["http://purl.org/dc/elements/1.1/", "http://purl.org/dc/terms/"]
+    static let sitemapNamespaces: Set<String?> = [sitemap, "http://www.google.com/schemas/sitemap/0.84", nil]
+
+    /// Namespaces of prefixes used without a declaration, as feed readers assume them.
+    static let wellKnownPrefixes: [String: String] = [
+        "media": "http://search.yahoo.com/mrss/", "dc": "http://purl.org/dc/elements/1.1/", "content": contentModule,
+        "atom": atom, "enc": modEnclosure, "image": imageSitemap,
+    ]
+
+    /// Extensions of audio, video and documents: an enclosure or `media:content` with no type
+    /// that ends in one is not an image.
+    static let mediaExtensions: Set<String> = [
+        "mp3", "m4a", "aac", "ogg", "oga", "opus", "wav", "flac", "mp4", "m4v", "mov", "webm", "ogv", "avi", "mkv", "wmv",
+        "flv", "swf", "pdf", "zip", "torrent", "epub",
+    ]
 
     /// The kinds of XML feed understood.
     public enum Kind: String, Sendable { case rss, atom, sitemap }
 
     /// The images a feed lists, in document order.
     public struct Scan: Sendable, Equatable {
+        /// RSS (any version), Atom (any version) or a sitemap.
         public var kind: Kind
+        /// Every reference, photos numbered across the document.
         public var images: [ImageReference]
         /// For a sitemap index: the sitemaps it lists.
         public var sitemaps: [String] = []
+        /// What was odd but did not stop the reading (entity declarations, recovered
+        /// ill-formedness), one line each, naming the feed. Default: none.
+        public var warnings: [String] = []
     }
 
-    /// Parses `bytes` (fetched from `url`). Throws when the document is not XML, declares
-    /// entities, or is XML but not RSS, Atom or a sitemap (an HTML error page, say).
-    public static func scan(_ bytes: [UInt8], url: String) throws(MarkupError) -> Scan {
-        let parser = FeedStreamParser(url: url)
+    /// Parses `bytes` (fetched from `url`; `charset` is the HTTP header's `charset` parameter,
+    /// default nil). Throws when the document is empty, not XML, or XML but not RSS, Atom or a
+    /// sitemap (an HTML error page, say); entity declarations and recoverable errors are warnings.
+    public static func scan(_ bytes: [UInt8], url: String, charset: String? = nil) throws(MarkupError) -> Scan {
+        let parser = FeedStreamParser(url: url, charset: charset)
         let fed = bytes.withUnsafeBytes { raw in Result { () throws(MarkupError) in try parser.feed(raw) } }
         var images = try fed.get()
         images += try parser.finish()
         guard let kind = parser.kind else { throw MarkupError(message: "no root element") }
-        return Scan(kind: kind, images: images, sitemaps: parser.sitemaps)
+        return Scan(kind: kind, images: images, sitemaps: parser.sitemaps, warnings: parser.warnings)
     }
 
-    static func rssItem(_ item: FeedNode) -> [ImageReference] {
-        let children = item.elementChildren
-        func child(_ name: String, _ namespace: String? = nil) -> FeedNode? {
-            children.first { $0.name == name && $0.namespaceURI == namespace }
-        }
-        var title = child("title")?.text.nonEmpty
-        var metadata: [String: String] = [:]
-        if let description = child("description")?.text.nonEmpty { metadata["description"] = plainText(description) }
-        if title == nil { title = child("title", mediaRSS)?.text.nonEmpty }
-        var references: [ImageReference] = []
-        for node in children where node.name == "enclosure" && node.namespaceURI == nil {
-            guard let url = node.attribute("url")?.nonEmpty else { continue }
-            references.append(
-                ImageReference(
-                    url: url, title: title, titleSource: .catalog, metadata: metadata,
-                    declaredLength: node.attribute("length").flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
-                    declaredType: node.attribute("type")?.nonEmpty))
-        }
-        // media:content stands in the item or in media:group, whose contents are one image in
-        // several sizes: take the largest. Thumbnails only when nothing else is listed.
-        var media: [FeedNode] = children.filter { $0.namespaceURI == mediaRSS && $0.name == "content" && isImageMedia($0) }
-        for group in children where group.namespaceURI == mediaRSS && group.name == "group" {
-            let contents = group.elementChildren.filter {
-                $0.namespaceURI == mediaRSS && $0.name == "content" && isImageMedia($0)
-            }
-            if let largest = contents.max(by: { mediaSize($0) < mediaSize($1) }) { media.append(largest) }
-        }
-        for node in media {
-            guard let url = node.attribute("url")?.nonEmpty else { continue }
-            let mediaTitle = node.elementChildren.first { $0.name == "title" && $0.namespaceURI == mediaRSS }?.text.nonEmpty
-            references.append(
-                ImageReference(
-                    url: url, title: title ?? mediaTitle, titleSource: .catalog, metadata: metadata,
-                    declaredLength: node.attribute("fileSize").flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
-                    declaredType: node.attribute("type")?.nonEmpty))
-        }
-        if references.isEmpty {
-            // No enclosure and no media: the images a reader sees are in the item's HTML.
-            let html = [child("encoded", contentModule), child("description")].compactMap { $0 }
-            for node in html {
-                for url in embeddedImages(node.text) {
-                    references.append(ImageReference(url: url, title: title, titleSource: .catalog, metadata: metadata))
-                }
-            }
-        }
-        if references.isEmpty {
-            let thumbnails = (children + children.filter { $0.name == "group" }.flatMap(\.elementChildren)).filter {
-                $0.namespaceURI == mediaRSS && $0.name == "thumbnail"
-            }
-            for node in thumbnails {
-                guard let url = node.attribute("url")?.nonEmpty else { continue }
-                references.append(ImageReference(url: url, title: title, titleSource: .catalog, metadata: metadata))
-            }
-        }
-        return references
-    }
-
-    static func atomEntry(_ entry: FeedNode) -> [ImageReference] {
-        let children = entry.elementChildren.filter { $0.namespaceURI == atom }
-        let title = children.first { $0.name == "title" }?.text.nonEmpty
-        var metadata: [String: String] = [:]
-        if let summary = children.first(where: { $0.name == "summary" })?.text.nonEmpty {
-            metadata["description"] = plainText(summary)
-        }
-        var references: [ImageReference] = children.compactMap { node in
-            guard node.name == "link", node.attribute("rel")?.lowercased() == "enclosure",
-                let href = node.attribute("href")?.nonEmpty
-            else { return nil }
-            return ImageReference(
-                url: href, title: title, titleSource: .catalog, metadata: metadata,
-                declaredLength: node.attribute("length").flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
-                declaredType: node.attribute("type")?.nonEmpty)
-        }
-        // <content type="html"> carries escaped HTML: the images in it are the entry's images.
-        for content in children where content.name == "content" && content.attribute("type")?.lowercased() == "html" {
-            for url in embeddedImages(content.text) {
-                references.append(ImageReference(url: url, title: title, titleSource: .catalog, metadata: metadata))
-            }
-        }
-        return references
-    }
-
-    /// One `<url>` of an image sitemap: each `<image:image>` with its `<image:loc>`, titled by
-    /// `<image:title>` (or `<image:caption>`).
-    static func sitemapURL(_ url: FeedNode) -> [ImageReference] {
-        url.elementChildren.filter { $0.name == "image" && $0.namespaceURI == imageSitemap }.compactMap { image in
-            let fields = image.elementChildren.filter { $0.namespaceURI == imageSitemap }
-            guard let loc = fields.first(where: { $0.name == "loc" })?.text.nonEmpty else { return nil }
-            let title = fields.first { $0.name == "title" }?.text.nonEmpty
+    /// One `<url>` of an image sitemap: each `<image:image>` with its `<image:loc>` is a photo,
+    /// titled by `<image:title>` (or `<image:caption>`).
+    static func sitemapURL(_ url: FeedNode, numberingFrom next: inout Int) -> [ImageReference] {
+        var photos = PhotoSet()
+        for image in url.children("image", in: [imageSitemap]) {
+            guard let loc = image.child("loc", in: [imageSitemap])?.text.nonEmpty else { continue }
+            let title = image.child("title", in: [imageSitemap])?.text.nonEmpty
             var metadata: [String: String] = [:]
-            if let caption = fields.first(where: { $0.name == "caption" })?.text.nonEmpty { metadata["caption"] = caption }
-            return ImageReference(
-                url: loc, title: title ?? metadata["caption"], titleSource: title == nil ? .caption : .catalog, metadata: metadata
-            )
+            if let caption = image.child("caption", in: [imageSitemap])?.text.nonEmpty { metadata["caption"] = caption }
+            photos.add([
+                ImageReference(
+                    url: image.resolve(loc), title: title ?? metadata["caption"], titleSource: title == nil ? .caption : .catalog,
+                    metadata: metadata)
+            ])
         }
+        return photos.references(numberingFrom: &next)
     }
 
-    private static func isImageMedia(_ node: FeedNode) -> Bool {
-        if let medium = node.attribute("medium")?.lowercased() { return medium == "image" }
-        if let type = node.attribute("type")?.lowercased() { return type.hasPrefix("image/") }
-        return true
+    /// True when the URL's path ends in an audio, video or document extension.
+    static func hasMediaExtension(_ url: String) -> Bool {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].utf8.contains(UInt8(ascii: "/")) else { return false }
+        return mediaExtensions.contains(path[path.index(after: dot)...].lowercased())
     }
 
-    /// Pixels when width and height are given, else the declared file size, else 0.
-    private static func mediaSize(_ node: FeedNode) -> Int64 {
-        if let width = node.attribute("width").flatMap({ Int64($0.trimmingSpaces) }),
-            let height = node.attribute("height").flatMap({ Int64($0.trimmingSpaces) })
-        {
-            return width.multipliedReportingOverflow(by: height).overflow ? .max : width * height
-        }
-        return node.attribute("fileSize").flatMap { Int64($0.trimmingSpaces) } ?? 0
-    }
-
-    /// The image URLs of an HTML fragment (the page scanner's rules, on the fragment).
-    static func embeddedImages(_ html: String) -> [String] {
-        guard html.utf8.contains(UInt8(ascii: "<")),
-            let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
-        else {
-            return []
-        }
-        return scan.images.map(\.url)
-    }
-
-    /// Feed descriptions are often escaped HTML; keep only their text, at most 1,000 characters.
-    static func plainText(_ text: String) -> String {
+    /// Feed text is often escaped HTML: keep only its text (tags stripped, entities decoded),
+    /// white space collapsed, at most 1,000 characters; nil when nothing is left. `isHTML`
+    /// says the text is HTML even without markup in it (an RSS description).
+    static func plainText(_ text: String, isHTML: Bool = false) -> String? {
         var result = text
-        if text.utf8.contains(UInt8(ascii: "<")),
-            let document = try? MarkupDocument.html(Array(text.utf8), url: "", encoding: "UTF-8")
+        if text.utf8.contains(UInt8(ascii: "<")) || (text.utf8.contains(UInt8(ascii: "&")) && (isHTML || hasEntity(text))),
+            let document = try? MarkupDocument.html(Array(("<body>" + text).utf8), url: "", encoding: "UTF-8")
         {
             result = document.root?.text ?? text
         }
-        return String(result.collapsingWhitespace.prefix(1000))
+        let collapsed = result.collapsingWhitespace
+        return collapsed.isEmpty ? nil : String(collapsed.prefix(1000))
+    }
+
+    /// True when `text` holds something shaped like an HTML character reference (`&eacute;`, `&#233;`).
+    private static func hasEntity(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while let amp = bytes[index...].firstIndex(of: UInt8(ascii: "&")) {
+            var end = amp + 1
+            while end < bytes.count, end - amp <= 32,
+                bytes[end] == UInt8(ascii: "#") || (bytes[end] | 0x20 >= UInt8(ascii: "a") && bytes[end] | 0x20 <= UInt8(ascii: "z"))
+                    || (bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9"))
+            {
+                end += 1
+            }
+            if end > amp + 1, end < bytes.count, bytes[end] == UInt8(ascii: ";") { return true }
+            index = end
+        }
+        return false
     }
 }

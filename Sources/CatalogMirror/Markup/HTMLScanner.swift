@@ -21,7 +21,9 @@ public enum HTMLScanner {
         let document = try MarkupDocument.html(bytes, url: url, encoding: encoding)
         var reader = PageReading()
         document.walk { node in reader.visit(node) }
-        return reader.finish()
+        var scan = reader.finish()
+        scan.readScripts()
+        return scan
     }
 
     /// True when the URL's path (query and fragment aside) ends in an image file extension.

@@ -112,6 +112,14 @@ struct MarkupNode {
         return String(cString: content).collapsingWhitespace
     }
 
+    /// The text of this node and its descendants exactly as written (a script's source, whose
+    /// line breaks end its `//` comments).
+    var rawText: String {
+        guard let content = xmlNodeGetContent(pointer) else { return "" }
+        defer { cm_xmlFree(content) }
+        return String(cString: content)
+    }
+
     /// The next node in document order (depth-first, pre-order) within `root`, without recursion,
     /// so a deeply nested document cannot exhaust the stack.
     func following(within root: xmlNodePtr, descend: Bool = true) -> MarkupNode? {

@@ -90,10 +90,13 @@ struct PageReading {
     // MARK: - Elements
 
     private mutating func readScript(_ node: MarkupNode) {
-        guard node.attribute("src") == nil else { return }
+        if let src = node.attribute("src") {
+            if let source = src.trimmingSpaces.nonEmpty { scan.scriptSources.append(source) }
+            return
+        }
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
         guard type.isEmpty || type.contains("javascript") || type.contains("json") || type == "module" else { return }
-        let text = node.text
+        let text = node.rawText
         guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else { return }
         scriptBytes += text.utf8.count
         scan.scripts.append(text)

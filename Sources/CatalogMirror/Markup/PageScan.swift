@@ -36,4 +36,9 @@ public struct PageScan: Sendable, Equatable {
     public var heading: String?
     /// The text of inline `<script>` elements (JavaScript or JSON), in document order.
     public var scripts: [String] = []
+    /// The `src` of external `<script>` elements, as written, in document order.
+    public var scriptSources: [String] = []
+    /// JSON documents the inline scripts name (`'data.json'`), as written: the crawler fetches
+    /// them and adds their photos to the page's (`ScriptReader`).
+    public var dataFiles: [String] = []
 }

@@ -1,0 +1,253 @@
+import Foundation
+
+/// Turns one RSS item (0.9x, 1.0, 2.0) or Atom entry (0.3, 1.0) into photos, each with its
+/// renditions, and the item's catalog text.
+///
+/// Which references are one photo: a `media:group` is one photo (its `media:content` in several
+/// sizes, its `media:thumbnail`); each `media:content` outside a group is a photo of its own
+/// (with the `media:thumbnail` inside it). An enclosure (RSS `enclosure`, `enc:enclosure`, Atom
+/// `link rel="enclosure"`, Atom `content src`) joins the item's one media photo when the item
+/// has exactly one of each, else stands alone. The item's own `media:thumbnail`s are the
+/// thumbnail rendition of its one photo (paired in order when there are as many thumbnails as
+/// photos). The images of its HTML (`description`, `content:encoded`, Atom `content` and
+/// `summary`, html or xhtml, escaped or base64 in Atom 0.3) join the item's one photo when the
+/// HTML shows one image; otherwise each is a photo, unless its URL is already one's rendition.
+struct FeedItemReader {
+    let item: FeedNode
+    let isAtom: Bool
+
+    /// The item's references, its photos numbered from `next`.
+    func references(numberingFrom next: inout Int) -> [ImageReference] {
+        var photos = mainPhotos()
+        let content = contentPhotos()
+        if photos.count == 1 && content.count == 1 {
+            photos.add(content.photos[0], to: 0)
+        } else {
+            photos.add(content)
+        }
+        guard !photos.isEmpty else { return [] }
+        let title = itemTitle
+        let metadata = itemMetadata
+        photos.update { reference in
+            if let title {
+                if let own = reference.title, own != title, reference.titleSource == .catalog, reference.metadata["caption"] == nil {
+                    reference.metadata["caption"] = own
+                }
+                reference.title = title
+                reference.titleSource = .catalog
+            }
+            reference.metadata.merge(metadata) { _, item in item }
+        }
+        return photos.references(numberingFrom: &next)
+    }
+
+    // MARK: Photos
+
+    private func mainPhotos() -> PhotoSet {
+        var photos = PhotoSet()
+        for node in item.children where FeedScanner.mediaNamespaces.contains(node.namespace) {
+            if node.name == "group" {
+                var renditions = node.children("content", in: FeedScanner.mediaNamespaces).filter(isImageMedia).compactMap {
+                    mediaContent($0, group: node)
+                }
+                renditions += node.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail)
+                renditions += node.children("content", in: FeedScanner.mediaNamespaces).filter(isImageMedia).flatMap {
+                    $0.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail)
+                }
+                photos.add(renditions)
+            } else if node.name == "content", isImageMedia(node), let content = mediaContent(node, group: nil) {
+                photos.add([content] + node.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail))
+            }
+        }
+        let mediaPhotos = photos.count
+        let enclosures = self.enclosures()
+        for enclosure in enclosures {
+            if photos.index(of: enclosure.url) == nil, mediaPhotos == 1, enclosures.count == 1 {
+                photos.add([enclosure], to: 0)
+            } else {
+                photos.add([enclosure])
+            }
+        }
+        let thumbnails = item.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail)
+        if !thumbnails.isEmpty {
+            if photos.isEmpty {
+                photos.add(thumbnails)
+            } else if photos.count == thumbnails.count {
+                for (index, thumbnail) in thumbnails.enumerated() { photos.add([thumbnail], to: index) }
+            } else {
+                photos.add(thumbnails, to: 0)
+            }
+        }
+        return photos
+    }
+
+    private func enclosures() -> [ImageReference] {
+        var result: [ImageReference] = []
+        for node in item.children {
+            var url: String?
+            var type = node.attribute("type")
+            var length = node.attribute("length")
+            if isAtom {
+                guard FeedScanner.atomNamespaces.contains(node.namespace) else { continue }
+                if node.name == "link", node.attribute("rel")?.trimmingSpaces.lowercased() == "enclosure" {
+                    url = node.attribute("href")
+                } else if node.name == "content", let source = node.attribute("src"),
+                    type?.lowercased().hasPrefix("image/") == true || (type == nil && HTMLScanner.hasImageExtension(source))
+                {
+                    url = source
+                }
+            } else if node.isElement("enclosure", in: FeedScanner.rssNamespaces) {
+                url = node.attribute("url")
+            } else if node.isElement("enclosure", in: [FeedScanner.modEnclosure]) {
+                url = node.attribute("resource") ?? node.attribute("url")
+                type = type ?? node.attribute("type")
+                length = length ?? node.attribute("length")
+            }
+            guard let raw = url?.nonEmpty else { continue }
+            if let type = type?.trimmingSpaces.lowercased(), !type.isEmpty {
+                guard type.hasPrefix("image/") else { continue }
+            } else if FeedScanner.hasMediaExtension(raw) {
+                continue
+            }
+            result.append(
+                ImageReference(
+                    url: node.resolve(raw), titleSource: .catalog,
+                    declaredLength: length.flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
+                    declaredType: type?.nonEmpty, size: RenditionSize(role: .full)))
+        }
+        return result
+    }
+
+    private func mediaContent(_ node: FeedNode, group: FeedNode?) -> ImageReference? {
+        guard let raw = node.attribute("url")?.nonEmpty else { return nil }
+        var reference = ImageReference(
+            url: node.resolve(raw), titleSource: .catalog,
+            declaredLength: node.integer("fileSize").map(Int64.init), declaredType: node.attribute("type")?.nonEmpty,
+            size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height")))
+        let title = node.child("title", in: FeedScanner.mediaNamespaces) ?? group?.child("title", in: FeedScanner.mediaNamespaces)
+        reference.title = title.flatMap { FeedScanner.plainText($0.text) }
+        let description =
+            node.child("description", in: FeedScanner.mediaNamespaces)
+            ?? group?.child("description", in: FeedScanner.mediaNamespaces)
+        if let text = description.flatMap({ FeedScanner.plainText($0.text) }) { reference.metadata["description"] = text }
+        return reference
+    }
+
+    private func thumbnail(_ node: FeedNode) -> ImageReference? {
+        guard let raw = node.attribute("url")?.nonEmpty else { return nil }
+        return ImageReference(
+            url: node.resolve(raw), titleSource: .catalog,
+            size: RenditionSize(role: .thumbnail, width: node.integer("width"), height: node.integer("height")))
+    }
+
+    private func isImageMedia(_ node: FeedNode) -> Bool {
+        if let medium = node.attribute("medium")?.trimmingSpaces.lowercased(), !medium.isEmpty { return medium == "image" }
+        if let type = node.attribute("type")?.trimmingSpaces.lowercased(), !type.isEmpty { return type.hasPrefix("image/") }
+        return !FeedScanner.hasMediaExtension(node.attribute("url") ?? "")
+    }
+
+    /// The images of the item's HTML, grouped as the HTML reader groups them, each URL once.
+    private func contentPhotos() -> PhotoSet {
+        var photos = PhotoSet()
+        for node in item.children {
+            guard let html = htmlContent(of: node), html.utf8.contains(UInt8(ascii: "<")),
+                let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
+            else { continue }
+            var fragment = PhotoSet()
+            var byNumber: [Int: Int] = [:]
+            for var reference in scan.images where !reference.url.isEmpty {
+                reference.url = node.resolve(reference.url)
+                if let number = reference.photo, let index = byNumber[number] {
+                    fragment.add([reference], to: index)
+                } else if let index = fragment.add([reference]), let number = reference.photo {
+                    byNumber[number] = index
+                }
+            }
+            photos.add(fragment)
+        }
+        return photos
+    }
+
+    /// The HTML an element of the item carries, if it is one that holds the item's HTML.
+    private func htmlContent(of node: FeedNode) -> String? {
+        if isAtom {
+            guard FeedScanner.atomNamespaces.contains(node.namespace), node.name == "content" || node.name == "summary",
+                node.attribute("src") == nil
+            else { return nil }
+            return Self.atomHTML(node)
+        }
+        if node.isElement("description", in: FeedScanner.rssNamespaces) || node.isElement("encoded", in: [FeedScanner.contentModule]) {
+            return node.text
+        }
+        if node.isElement("body", in: [FeedScanner.xhtml]) { return node.childrenAsHTML }
+        return nil
+    }
+
+    /// The HTML of an Atom text construct: `type="html"` (escaped), `type="xhtml"` (inline),
+    /// and Atom 0.3's MIME types with `mode="escaped"`, `"base64"` or `"xml"` (inline). Plain
+    /// text has none.
+    static func atomHTML(_ node: FeedNode) -> String? {
+        let type = node.attribute("type")?.trimmingSpaces.lowercased() ?? ""
+        let mode = node.attribute("mode")?.trimmingSpaces.lowercased()
+        let isHTML = type == "html" || type == "xhtml" || type.contains("html")
+        switch mode {
+        case "base64":
+            guard isHTML, let data = Data(base64Encoded: node.text, options: .ignoreUnknownCharacters) else { return nil }
+            return String(decoding: data, as: UTF8.self)
+        case "escaped":
+            return isHTML ? node.text : nil
+        default:
+            if !node.children.isEmpty { return type == "text" || type == "text/plain" ? nil : node.childrenAsHTML }
+            return type.contains("html") ? node.text : nil
+        }
+    }
+
+    // MARK: Catalog text
+
+    private var itemTitle: String? {
+        let own =
+            isAtom
+            ? item.child("title", in: FeedScanner.atomNamespaces).flatMap(Self.atomText)
+            : (item.child("title", in: FeedScanner.rssNamespaces) ?? item.child("title", in: FeedScanner.dublinCore))
+                .flatMap { FeedScanner.plainText($0.fullText) }
+        return own ?? item.child("title", in: FeedScanner.mediaNamespaces).flatMap { FeedScanner.plainText($0.text) }
+    }
+
+    /// The text of an Atom text construct: tags stripped from html and xhtml.
+    private static func atomText(_ node: FeedNode) -> String? {
+        if let html = atomHTML(node) { return FeedScanner.plainText(html, isHTML: true) }
+        return FeedScanner.plainText(node.children.isEmpty ? node.text : node.allText)
+    }
+
+    private var itemMetadata: [String: String] {
+        var metadata: [String: String] = [:]
+        let description: String?
+        if isAtom {
+            description = (item.child("summary", in: FeedScanner.atomNamespaces) ?? item.child("content", in: FeedScanner.atomNamespaces))
+                .flatMap(Self.atomText)
+        } else {
+            description = item.child("description", in: FeedScanner.rssNamespaces).flatMap {
+                FeedScanner.plainText($0.fullText, isHTML: true)
+            }
+        }
+        if let description = description
+            ?? item.child("description", in: FeedScanner.mediaNamespaces).flatMap({ FeedScanner.plainText($0.text, isHTML: true) })
+        {
+            metadata["description"] = description
+        }
+        let author = item.child("author", in: FeedScanner.atomNamespaces)?.child("name", in: FeedScanner.atomNamespaces)
+        let creator =
+            item.child("creator", in: FeedScanner.dublinCore) ?? author
+            ?? (isAtom ? nil : item.child("author", in: FeedScanner.rssNamespaces))
+            ?? item.child("credit", in: FeedScanner.mediaNamespaces)
+        if let text = creator.flatMap({ FeedScanner.plainText($0.text) }) { metadata["creator"] = text }
+        let dates =
+            isAtom
+            ? [("published", FeedScanner.atomNamespaces), ("updated", FeedScanner.atomNamespaces),
+                ("issued", FeedScanner.atomNamespaces), ("modified", FeedScanner.atomNamespaces),
+                ("created", FeedScanner.atomNamespaces), ("date", FeedScanner.dublinCore)]
+            : [("pubDate", FeedScanner.rssNamespaces), ("date", FeedScanner.dublinCore)]
+        if let date = dates.lazy.compactMap({ item.child($0.0, in: $0.1)?.text.nonEmpty }).first { metadata["date"] = date }
+        return metadata
+    }
+}

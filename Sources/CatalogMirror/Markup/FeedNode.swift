@@ -1,0 +1,92 @@
+import Foundation
+
+/// An element of the feed item being parsed, as plain Swift: attributes, text, children, and
+/// the base URL in effect for it (`xml:base` at every level, resolved outward to the document).
+struct FeedNode {
+    var name: String
+    var namespace: String?
+    /// Attributes by local name (the namespace of an attribute is not kept, except `xml:base`,
+    /// which is folded into `base`).
+    var attributes: [String: String]
+    /// The base its relative URLs resolve against: the innermost `xml:base`, itself resolved
+    /// against its parent's, the document's URL outermost. nil when the document URL is unusable.
+    var base: CanonicalURL?
+    /// The element's own text (CDATA included); the text of children is in the children.
+    var text = ""
+    var children: [FeedNode] = []
+
+    func attribute(_ name: String) -> String? { attributes[name] }
+
+    /// True when the element is `name` in one of `namespaces`.
+    func isElement(_ name: String, in namespaces: Set<String?>) -> Bool {
+        self.name == name && namespaces.contains(namespace)
+    }
+
+    /// The first child named `name` in one of `namespaces`.
+    func child(_ name: String, in namespaces: Set<String?>) -> FeedNode? {
+        children.first { $0.name == name && namespaces.contains($0.namespace) }
+    }
+
+    /// The children named `name` in one of `namespaces`.
+    func children(_ name: String, in namespaces: Set<String?>) -> [FeedNode] {
+        children.filter { $0.name == name && namespaces.contains($0.namespace) }
+    }
+
+    /// `raw` resolved against this element's base, as an absolute URL string; the string as
+    /// written when it cannot be resolved (no usable base, or not a URL at all).
+    func resolve(_ raw: String) -> String {
+        let trimmed = raw.trimmingSpaces
+        guard let base, let url = CanonicalURL(trimmed, relativeTo: base) else { return trimmed }
+        return url.string
+    }
+
+    /// A number attribute (`width`, `fileSize`...), when it is a positive integer.
+    func integer(_ name: String) -> Int? {
+        guard let value = attributes[name].flatMap({ Int($0.trimmingSpaces) }), value > 0 else { return nil }
+        return value
+    }
+
+    /// The element's text, with its children's when it has any (markup in a title).
+    var fullText: String { children.isEmpty ? text : allText }
+
+    /// The text of this element and every descendant, in element order.
+    var allText: String {
+        var parts: [String] = []
+        collectText(into: &parts, depth: 0)
+        return parts.joined(separator: " ")
+    }
+
+    private func collectText(into parts: inout [String], depth: Int) {
+        if !text.isEmpty { parts.append(text) }
+        guard depth < 64 else { return }
+        for child in children { child.collectText(into: &parts, depth: depth + 1) }
+    }
+
+    /// The children written back as HTML (for inline XHTML content, read by the HTML reader).
+    /// A child's own text comes before its children: the parser keeps no interleaving, which
+    /// loses nothing the HTML reader looks at (elements and attributes).
+    var childrenAsHTML: String {
+        var html = ""
+        for child in children { child.writeHTML(into: &html, depth: 0) }
+        return html
+    }
+
+    private func writeHTML(into html: inout String, depth: Int) {
+        guard depth < 64 else { return }
+        html += "<" + name
+        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            html += " \(key)=\"\(Self.escape(value, quote: true))\""
+        }
+        html += ">" + Self.escape(text, quote: false)
+        for child in children { child.writeHTML(into: &html, depth: depth + 1) }
+        html += "</\(name)>"
+    }
+
+    private static func escape(_ text: String, quote: Bool) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "\"") })
+        else { return text }
+        var result = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        if quote { result = result.replacingOccurrences(of: "\"", with: "&quot;") }
+        return result
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// What the names and values of fields mean to `ImageValueWalker`.
+extension ImageValueWalker {
+    /// Field names (normalized: lower case, no `_`, `-` or `data` prefix) that hold an image
+    /// URL, by the rendition they name.
+    static let fieldRoles: [String: RenditionSize.Role] = {
+        var roles: [String: RenditionSize.Role] = [:]
+        let thumbnail = [
+            "thumb", "thumbs", "thumbnail", "thumbnails", "thumbnailurl", "thumburl", "thumbsrc", "thumbimage", "small",
+            "smallurl", "smallimage", "preview", "previewurl", "mini", "tiny", "icon", "blur", "placeholder", "lqip", "square",
+        ]
+        let full = [
+            "full", "fullurl", "fullsize", "fullimage", "fullsrc", "big", "bigurl", "bigimage", "original", "originalurl", "orig",
+            "large", "largeurl", "largeimage", "xl", "xlarge", "file", "fileurl", "contenturl", "download", "downloadurl", "hires",
+            "highres", "zoom", "zoomimage", "zoomurl", "raw", "master",
+        ]
+        let display = [
+            "img", "image", "images", "imageurl", "imgurl", "imgsrc", "src", "url", "uri", "href", "link", "medium", "mediumurl",
+            "photo", "photourl", "picture", "pic", "display", "regular", "standard", "banner", "bannerimage", "cover",
+            "coverimage", "poster", "source", "path", "location", "loc", "featuredimage", "ogimage",
+        ]
+        for name in thumbnail { roles[name] = .thumbnail }
+        for name in full { roles[name] = .full }
+        for name in display { roles[name] = .display }
+        return roles
+    }()
+
+    /// Image-named fields that as often hold a page's address: beside a real image field, their
+    /// value counts only when it ends in an image extension; in JSON-LD, only in an `ImageObject`.
+    static let weakFields: Set<String> = ["url", "uri", "href", "link", "source", "path", "location", "loc"]
+
+    /// Fields whose object maps sizes to renditions of the enclosing photo.
+    static let containerFields: Set<String> = [
+        "sizes", "renditions", "variants", "versions", "formats", "urls", "srcset", "media", "imagesizes", "resolutions",
+    ]
+
+    /// Fields that title a photo, best first.
+    static let titleFields = ["title", "name", "headline", "caption", "alt", "label"]
+    /// Fields giving the file's length in bytes.
+    static let lengthFields: Set<String> = ["bytes", "size", "length", "filesize", "sizeinbytes", "contentsize"]
+    /// Fields giving the file's media type.
+    static let typeFields: Set<String> = ["type", "mimetype", "contenttype", "encodingformat"]
+
+    /// Extensions of documents and media that an image-named field's value cannot be.
+    static let documentExtensions: Set<String> = FeedScanner.mediaExtensions.union([
+        "html", "htm", "xhtml", "shtml", "json", "xml", "rss", "atom", "js", "css", "txt", "md",
+    ])
+
+    static func normalized(_ key: String) -> String {
+        var name = key.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " }
+        if name.hasPrefix("data"), name.count > 4, fieldRoles[String(name.dropFirst(4))] != nil { name.removeFirst(4) }
+        return name
+    }
+
+    static func isStrongField(_ name: String) -> Bool { fieldRoles[name] != nil }
+
+    static func role(_ name: String) -> RenditionSize.Role { fieldRoles[name] ?? .display }
+
+    /// `text` as an image URL, or nil: a URL or path whose file has an image extension, or
+    /// (when `named`, the field being named for an image) any URL or path that is not a
+    /// document's.
+    static func imageURL(_ text: String, field: String?, strong named: Bool) -> String? {
+        let value = text.trimmingSpaces
+        guard !value.isEmpty, value.utf8.count <= 4096, !value.unicodeScalars.contains(where: \.isWhiteSpace) else {
+            return nil
+        }
+        let lower = value.prefix(12).lowercased()
+        for scheme in ["data:", "javascript:", "mailto:", "tel:", "about:", "blob:", "#"] where lower.hasPrefix(scheme) {
+            return nil
+        }
+        if isImageFile(value) { return value }
+        guard named, looksLikeURL(value), !extensionIn(value, documentExtensions) else { return nil }
+        return value
+    }
+
+    /// True when the last path segment is a file name with an image extension (`.jpg` alone is not).
+    static func isImageFile(_ url: String) -> Bool {
+        guard HTMLScanner.hasImageExtension(url) else { return false }
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        let file = path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...]
+        return !(file.first == ".")
+    }
+
+    /// A URL or a path: it has a scheme, a slash or a query, and is not just a number.
+    static func looksLikeURL(_ value: String) -> Bool {
+        let bytes = value.utf8
+        guard bytes.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: ":") })
+        else { return false }
+        return bytes.contains { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
+    }
+
+    /// True when the last path segment ends in one of `extensions`.
+    static func extensionIn(_ url: String, _ extensions: Set<String>) -> Bool {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return extensions.contains(path[path.index(after: dot)...].lowercased())
+    }
+
+    /// A value that is an address or a file name rather than catalog text.
+    static func isAddressLike(_ value: String) -> Bool {
+        guard !value.unicodeScalars.contains(where: \.isWhiteSpace) else { return false }
+        if value.contains("/") || value.contains("\\") || value.lowercased().hasPrefix("www.") { return true }
+        guard let dot = value.lastIndex(of: "."), value.index(after: dot) < value.endIndex else { return false }
+        let suffix = value[value.index(after: dot)...]
+        return suffix.count <= 5 && suffix.contains { $0.isLetter } && suffix.allSatisfy { $0.isLetter || $0.isNumber }
+    }
+
+    /// The title, metadata, length and type an object's fields (those not consumed as images
+    /// or sizes) give its photos.
+    static func catalogText(_ members: [JSONValue.Member], names: [String], consumed: Set<Int>) -> (
+        title: String?, metadata: [String: String], length: Int64?, type: String?
+    ) {
+        var texts: [String: (key: String, parts: [String])] = [:]
+        var metadata: [String: String] = [:]
+        var length: Int64?
+        var type: String?
+        for (index, member) in members.enumerated() where !consumed.contains(index) && !member.key.hasPrefix("@") {
+            let name = names[index]
+            var parts: [String] = []
+            switch member.value {
+            case .string(let text):
+                if let clean = cleanText(text) { parts = [clean] }
+            case .number, .bool:
+                if lengthFields.contains(name), let value = member.value.positiveInteger {
+                    length = length ?? Int64(value)
+                    continue
+                }
+                parts = [member.value.scalarText ?? ""]
+            case .array(let elements) where elements.count <= 50 && elements.allSatisfy({ $0.scalarText != nil }):
+                parts = elements.compactMap { $0.scalarText.flatMap(cleanText) }
+            default:
+                continue
+            }
+            guard !parts.isEmpty else { continue }
+            if typeFields.contains(name), parts.count == 1, parts[0].contains("/") {
+                type = type ?? parts[0].lowercased()
+                continue
+            }
+            texts[name] = (member.key, parts)
+        }
+        var title: String?
+        if let name = titleFields.first(where: { texts[$0] != nil }), let entry = texts.removeValue(forKey: name) {
+            // fgallery's "caption": [title, description].
+            title = entry.parts[0]
+            if entry.parts.count > 1, texts["description"] == nil {
+                metadata["description"] = entry.parts.dropFirst().joined(separator: " ")
+            }
+        }
+        for (_, entry) in texts { metadata[entry.key] = entry.parts.joined(separator: ", ") }
+        return (title, metadata, length, type)
+    }
+
+    /// Catalog text from a string: tags stripped, white space collapsed; nil when empty or an
+    /// address or file name.
+    private static func cleanText(_ text: String) -> String? {
+        guard let clean = FeedScanner.plainText(text), !isAddressLike(clean) else { return nil }
+        return clean
+    }
+}
