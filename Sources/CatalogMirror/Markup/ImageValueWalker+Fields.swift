@@ -26,6 +26,10 @@ extension ImageValueWalker {
         return roles
     }()
 
+    /// Fields holding a blurred or tiny stand-in shown while the real image loads (fgallery's
+    /// `blur`): decoration, not a rendition a visitor looks at.
+    static let placeholderFields: Set<String> = ["blur", "blurred", "placeholder", "lqip", "blurhash"]
+
     /// Image-named fields that as often hold a page's address: beside a real image field, their
     /// value counts only when it ends in an image extension; in JSON-LD, only in an `ImageObject`.
     static let weakFields: Set<String> = ["url", "uri", "href", "link", "source", "path", "location", "loc"]

@@ -14,6 +14,7 @@ import Foundation
 /// parent's photo; any other nested object or array holds photos of its own. The object's
 /// other scalar fields are the photo's title (`title`, `name`, `headline`, `caption`, `alt`,
 /// `label`, first found) and metadata; URLs, file paths and empty strings are never metadata.
+/// A blurred or tiny stand-in (`blur`, `placeholder`, `lqip`) is marked as decoration.
 struct ImageValueWalker {
     /// Nesting followed (deeper values are ignored).
     static let maxDepth = 64
@@ -31,7 +32,9 @@ struct ImageValueWalker {
         case .string(let text):
             let name = key.map(Self.normalized)
             if let url = Self.imageURL(text, field: name, strong: name.map(Self.isStrongField) ?? false) {
-                photos.add([ImageReference(url: url, size: RenditionSize(role: name.map(Self.role) ?? .display))])
+                var reference = ImageReference(url: url, size: RenditionSize(role: name.map(Self.role) ?? .display))
+                reference.isDecoration = name.map(Self.placeholderFields.contains) ?? false
+                photos.add([reference])
             }
         default:
             break
@@ -105,6 +108,9 @@ struct ImageValueWalker {
         // A weak field (`url`, `file`, `link`) beside a real image field is the record's page, not an image.
         renditions.removeAll { hasStrongImage && weakFields.contains($0.field) && !HTMLScanner.hasImageExtension($0.reference.url) }
         applySizes(members, names: names, to: &renditions, consumed: &consumed, imageObject: isImageObject)
+        for index in renditions.indices where placeholderFields.contains(renditions[index].field) {
+            renditions[index].reference.isDecoration = true
+        }
         var text = catalogText(members, names: names, consumed: consumed)
         if own.count == 1, let inner = own.photos[0].first {
             if text.title == nil, let title = inner.title { text.title = title }
