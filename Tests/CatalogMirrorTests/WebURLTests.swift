@@ -54,6 +54,8 @@ struct WebURLTests {
         // Browsers read `http://☃.net/` as `http://xn--n3h.net/`; libidn2 (like curl) refuses it.
         #expect(CanonicalURL("http://\u{2603}.net/") == nil)
         #expect(CanonicalURL("http://xn--n3h.net/") == nil)
+        // Browsers: `http://xn----eha.example/`; IDNA2008 refuses a label starting with "-".
+        #expect(CanonicalURL("http://-\u{FC}.example/") == nil)
     }
 }
 
@@ -212,6 +214,11 @@ enum WebURLCases {
         ("http://%E4%B8%AD%E6%96%87.example/", "http://xn--fiq228c.example/"),
         ("http://é.example/", "http://xn--9ca.example/"),
         ("http://e\u{301}.example/", "http://xn--9ca.example/"),
+        // Labels that map to ASCII keep hyphens IDNA2008 would refuse.
+        ("http://-ａ.example/", "http://-a.example/"),
+        ("http://ａa--b.example/", "http://aa--b.example/"),
+        ("http://--b\u{AD}.example/", "http://--b.example/"),
+        ("http://Ｘn--bcher-kva.example/", "http://xn--bcher-kva.example/"),
         ("http://127.0.0.1/", "http://127.0.0.1/"),
         ("http://0x7f.1/", "http://127.0.0.1/"),
         ("http://127.1/", "http://127.0.0.1/"),

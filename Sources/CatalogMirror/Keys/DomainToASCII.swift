@@ -9,8 +9,12 @@ import CIDN2
 /// Labels are handed to it one at a time, after splitting on the four full stops UTS #46 maps to
 /// `.`, so that all-ASCII labels keep the URL Standard's lenient rules (`a--b`, `-x`, `a_b` and
 /// labels over 63 bytes stay valid there, while libidn2 applies IDNA2008's hyphen and length
-/// checks). One difference is left: libidn2 validates by IDNA2008, which refuses the symbols
-/// UTS #46 marks valid but not IDNA2008 (`☃`, `⒈`), so such hosts give no key.
+/// checks), and labels that map to ASCII are mapped around their hyphens. Differences left:
+/// libidn2 validates by IDNA2008, which refuses the symbols UTS #46 marks valid but not
+/// IDNA2008 (`☃`, `⒈`), non-ASCII labels with a hyphen at either end or in positions 3–4
+/// (`-ü`) or with ASCII punctuation (`ü{`, `'ß`), and non-ASCII labels over 63 bytes; such
+/// hosts give no key. (Measured against Node's URL on 133,000 mutated table inputs: these are
+/// the only host differences.)
 enum DomainToASCII {
     /// The ASCII form of `domain`, or nil when UTS #46 processing fails or the result is empty.
     static func convert(_ domain: String) -> String? {
@@ -38,7 +42,7 @@ enum DomainToASCII {
             if utf8.allSatisfy({ $0 < 0x80 }) && !isPunycode(utf8[...]) {
                 result.append(String(decoding: utf8.map(lowercased), as: UTF8.self))
             } else {
-                guard let ascii = idn2(label) else { return nil }
+                guard let ascii = idn2(label) ?? mappedToASCIIWithHyphens(label) else { return nil }
                 result.append(ascii)
             }
         }
@@ -55,6 +59,26 @@ enum DomainToASCII {
         defer { idn2_free(output) }
         guard status == Int32(IDN2_OK.rawValue), let output else { return nil }
         return String(cString: output).lowercased()
+    }
+
+    /// A label that UTS #46 maps to ASCII with hyphens IDNA2008 refuses (`-Ａ` → `-a`,
+    /// `Ａa--b` → `aa--b`): the mapping is per code point and never reaches across `-`, so the
+    /// parts between hyphens are mapped one by one. Nil unless every part maps to plain ASCII
+    /// (a non-ASCII label with such hyphens is left to libidn2's refusal).
+    private static func mappedToASCIIWithHyphens(_ label: String) -> String? {
+        guard label.unicodeScalars.contains("-") else { return nil }
+        var parts: [String] = []
+        for part in label.split(separator: "-", omittingEmptySubsequences: false) {
+            if part.isEmpty {
+                parts.append("")
+                continue
+            }
+            guard let ascii = idn2(String(part)), !isPunycode(Array(ascii.utf8)[...]) else { return nil }
+            parts.append(ascii)
+        }
+        let joined = parts.joined(separator: "-")
+        // A mapped label that reads `xn--` is an A-label after all, and libidn2 checks it.
+        return isPunycode(Array(joined.utf8)[...]) ? idn2(joined) : joined
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
