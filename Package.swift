@@ -26,11 +26,18 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // libidn2 through pkg-config, for non-ASCII host names; only Sources/CatalogMirror/Keys imports it.
+        .systemLibrary(
+            name: "CIDN2",
+            pkgConfig: "libidn2",
+            providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]
+        ),
         // The engine: crawl → validate → fetch → store → publish. Never imports ArgumentParser.
         .target(
             name: "CatalogMirror",
             dependencies: [
                 "CLibXML",
+                "CIDN2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -82,7 +89,7 @@ let package = Package(
 
 // libFuzzer targets, built only on request (Fuzz/run: CATALOG_MIRROR_FUZZ=1, -sanitize=fuzzer).
 if ProcessInfo.processInfo.environment["CATALOG_MIRROR_FUZZ"] != nil {
-    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys"] {
+    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys", "FuzzURL", "FuzzSrcset"] {
         package.targets.append(
             .executableTarget(
                 name: name, dependencies: ["CatalogMirror"], path: "Fuzz/\(name)",

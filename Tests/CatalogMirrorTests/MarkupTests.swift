@@ -94,11 +94,12 @@ struct HTMLScannerTests {
             ("a,b.png 1x,c.png", ["a,b.png", "c.png"]),
             ("x.png,, y.png", ["x.png", "y.png"]),
             ("  img.png  ", ["img.png"]),
-            ("a.png (min-width: 1px, max-width: 2px) 1x, b.png", ["a.png", "b.png"]),
+            // A descriptor the Standard does not know drops its candidate.
+            ("a.png (min-width: 1px, max-width: 2px) 1x, b.png", ["b.png"]),
             ("", []),
         ])
     func srcset(value: String, expected: [String]) {
-        #expect(Srcset.candidates(value) == expected)
+        #expect(Srcset.candidates(value).map(\.url) == expected)
     }
 }
 

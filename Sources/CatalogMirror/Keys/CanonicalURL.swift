@@ -1,14 +1,15 @@
-/// An absolute URL in the canonical form SPEC.md fixes for image keys: RFC 3986 reference
-/// resolution (section 5.2) followed by the normalizations of sections 6.2.2 and 6.2.3.
+/// An absolute http(s) URL in the canonical form SPEC.md fixes for image keys: the reference is
+/// parsed as browsers parse it (the URL Standard's basic URL parser, `WebURLParser`), then
+/// normalized as RFC 3986 sections 6.2.2 and 6.2.3 describe.
 ///
 /// Scheme and host are lower-cased, a default port is dropped, the fragment is dropped, dot
 /// segments are resolved, percent-escapes use upper-case hex, unreserved characters are never
 /// escaped, and anything outside printable ASCII is percent-encoded as UTF-8, so `string` is
 /// always plain ASCII and two spellings of one resource compare equal.
 ///
-/// Written by hand because Foundation's `URL` keeps escapes as written (`%7e` and `~` differ),
-/// does not decode unreserved escapes, and resolves some references differently across
-/// platforms; no maintained Swift package implements RFC 3986 normalization.
+/// The normalization is written by hand because Foundation's `URL` keeps escapes as written
+/// (`%7e` and `~` differ) and does not decode unreserved escapes; no maintained Swift package
+/// implements RFC 3986 normalization.
 ///
 /// Stored as the canonical text plus the offsets of its parts (40 bytes in all): a run holds a
 /// key several times per image (index, catalog, loader, duplicate filter), and six separate
@@ -60,25 +61,54 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     public static func == (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool { lhs.string == rhs.string }
     public func hash(into hasher: inout Hasher) { hasher.combine(string) }
 
-    /// Parses and normalizes `text`, resolving it against `base` when it is relative.
+    /// Parses `text` as a browser does and normalizes it, resolving it against `base` when it is
+    /// relative.
     ///
-    /// Returns nil when the result would not be an absolute URL (a relative reference without a
-    /// base), or when the authority is malformed (bad port, empty host for http/https).
+    /// Returns nil when the result would not be an absolute http(s) URL: another scheme (`data:`,
+    /// `mailto:`...), a relative reference without a base, or a reference the URL Standard
+    /// rejects (bad port, invalid host, no host). Default: no base.
     public init?(_ text: String, relativeTo base: CanonicalURL? = nil) {
-        guard let reference = URIReference(parsing: text) else { return nil }
-        let target: URIReference
-        // A reference without an authority keeps the base's, which is canonical already.
-        var known: (host: String, port: Int?, text: String)?
-        if reference.scheme != nil {
-            target = reference.withDotSegmentsRemoved()
-        } else if let base {
-            target = reference.resolved(against: URIReference(canonical: base))
-            if reference.authority == nil, let authority = base.authority { known = (base.host, base.port, authority) }
-        } else {
-            return nil
+        guard let record = WebURLParser.parse(text, base: base?.record) else { return nil }
+        let path = PercentEncoding.normalize(String(decoding: record.path, as: UTF8.self), allowed: .path)
+        let query = record.query.map { PercentEncoding.normalize(String(decoding: $0, as: UTF8.self), allowed: .query) }
+        if record.authorityFromBase, let base, let authority = base.authority {
+            // A reference without an authority keeps the base's, which is canonical already.
+            self.init(scheme: record.scheme, host: base.host, port: base.port, authority: authority, path: path, query: query)
+            return
         }
-        guard let value = CanonicalURL(normalizing: target, knownAuthority: known) else { return nil }
-        self = value
+        let host = PercentEncoding.normalize(record.host, allowed: .host)
+        var authority = ""
+        if !record.username.isEmpty || !record.password.isEmpty {
+            authority = PercentEncoding.normalize(String(decoding: record.username, as: UTF8.self), allowed: .userinfo)
+            if !record.password.isEmpty {
+                authority += ":" + PercentEncoding.normalize(String(decoding: record.password, as: UTF8.self), allowed: .userinfo)
+            }
+            authority += "@"
+        }
+        authority += host
+        if let port = record.port { authority += ":\(port)" }
+        self.init(scheme: record.scheme, host: host, port: record.port, authority: authority, path: path, query: query)
+    }
+
+    /// This URL as the parser's base record.
+    private var record: WebURLParser.Record {
+        var record = WebURLParser.Record()
+        record.scheme = scheme
+        if authorityStart >= 0 && hostStart > authorityStart {
+            // The credentials, without the "@" before the host.
+            let userinfo = Array(part(authorityStart, hostStart - 1).utf8)
+            if let colon = userinfo.firstIndex(of: UInt8(ascii: ":")) {
+                record.username = Array(userinfo[..<colon])
+                record.password = Array(userinfo[(colon + 1)...])
+            } else {
+                record.username = userinfo
+            }
+        }
+        record.host = host
+        record.port = port
+        record.path = Array(path.utf8)
+        record.query = query.map { Array($0.utf8) }
+        return record
     }
 
     private init?(scheme: String, host: String, port: Int?, authority: String?, path: String, query: String?) {
@@ -111,35 +141,6 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
         self.string = text
     }
 
-    private init?(normalizing reference: URIReference, knownAuthority: (host: String, port: Int?, text: String)? = nil) {
-        guard let rawScheme = reference.scheme else { return nil }
-        let scheme = rawScheme.lowercased()
-        let isWeb = scheme == "http" || scheme == "https"
-        var host = ""
-        var port: Int?
-        var authorityText: String?
-        if let knownAuthority, reference.authority == knownAuthority.text {
-            host = knownAuthority.host
-            port = knownAuthority.port
-            authorityText = knownAuthority.text
-        } else if let authority = reference.authority {
-            guard let parts = Authority(parsing: authority, scheme: scheme) else { return nil }
-            host = parts.host
-            port = parts.port
-            authorityText = parts.canonicalText
-        } else if isWeb {
-            return nil
-        }
-        var path = PercentEncoding.normalize(reference.path, allowed: .path)
-        // Decoding `%2E` can reveal dot segments; RFC 3986 6.2.2.3 removes them after decoding.
-        path = URIReference.removeDotSegments(path)
-        if authorityText != nil && path.isEmpty { path = "/" }
-        // Without an authority, a path starting with "//" would read back as one (RFC 3986 5.3).
-        if authorityText == nil && path.hasPrefix("//") { path = "/." + path }
-        let query = reference.query.map { PercentEncoding.normalize($0, allowed: .query) }
-        self.init(scheme: scheme, host: host, port: port, authority: authorityText, path: path, query: query)
-    }
-
     /// `scheme://host[:port]`, the origin robots.txt and scope checks work on.
     public var origin: String {
         // Without user info the origin is the text before the path, as stored.
@@ -157,88 +158,7 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
         query.map { path + "?" + $0 } ?? path
     }
 
-    /// True for the schemes the mirror can fetch (http and https).
+    /// True for the schemes the mirror can fetch (http and https): every parsed key, since other
+    /// schemes give none.
     public var isWeb: Bool { scheme == "http" || scheme == "https" }
-}
-
-/// The authority component split and normalized: lower-case host, default port dropped.
-private struct Authority {
-    let host: String
-    let port: Int?
-    let canonicalText: String
-
-    init?(parsing raw: String, scheme: String) {
-        // Bytes, not Characters: the authority is ASCII by now (URIReference percent-encodes
-        // everything else), and searching it backwards by Character was 14 % of extraction.
-        let bytes = Array(raw.utf8)[...]
-        func string(_ slice: ArraySlice<UInt8>) -> String { String(decoding: slice, as: UTF8.self) }
-        var rest = bytes
-        var userinfo: String?
-        if let at = rest.lastIndex(of: UInt8(ascii: "@")) {
-            userinfo = PercentEncoding.normalize(string(rest[..<at]), allowed: .userinfo)
-            rest = rest[(at + 1)...]
-        }
-        var hostPart = rest
-        var portText: ArraySlice<UInt8>?
-        if rest.first == UInt8(ascii: "[") {
-            guard let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return nil }
-            hostPart = rest[...close]
-            let after = rest[(close + 1)...]
-            if after.first == UInt8(ascii: ":") { portText = after.dropFirst() } else if !after.isEmpty { return nil }
-        } else if let colon = rest.lastIndex(of: UInt8(ascii: ":")) {
-            hostPart = rest[..<colon]
-            portText = rest[(colon + 1)...]
-        }
-        var port: Int?
-        if let portText, !portText.isEmpty {
-            guard portText.count <= 5, portText.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                let value = Int(string(portText)), value <= 65535
-            else { return nil }
-            port = value
-        }
-        if port == Self.defaultPort(scheme) { port = nil }
-        // A reg-name cannot hold ":", "[" or "]" (RFC 3986 3.2.2); only an IP literal is bracketed.
-        let isLiteral = hostPart.count >= 2 && hostPart.first == UInt8(ascii: "[") && hostPart.last == UInt8(ascii: "]")
-        let inner = isLiteral ? hostPart.dropFirst().dropLast() : hostPart
-        guard !inner.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }),
-            isLiteral || !inner.contains(UInt8(ascii: ":"))
-        else { return nil }
-        let host = Self.lowercasingOutsideEscapes(PercentEncoding.normalize(string(hostPart), allowed: .host))
-        if (scheme == "http" || scheme == "https") && host.isEmpty { return nil }
-        self.host = host
-        self.port = port
-        var text = userinfo.map { $0 + "@" } ?? ""
-        text += host
-        if let port { text += ":\(port)" }
-        self.canonicalText = text
-    }
-
-    /// Lower-cases ASCII letters except the hex digits of percent-escapes, which stay upper-case.
-    static func lowercasingOutsideEscapes(_ text: String) -> String {
-        var out: [UInt8] = []
-        var escapeDigits = 0
-        for byte in text.utf8 {
-            if escapeDigits > 0 {
-                escapeDigits -= 1
-                out.append(byte)
-            } else if byte == UInt8(ascii: "%") {
-                escapeDigits = 2
-                out.append(byte)
-            } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
-                out.append(byte + 32)
-            } else {
-                out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func defaultPort(_ scheme: String) -> Int? {
-        switch scheme {
-        case "http", "ws": 80
-        case "https", "wss": 443
-        case "ftp": 21
-        default: nil
-        }
-    }
 }

@@ -259,7 +259,11 @@ struct PageReading {
     private mutating func addSrcsets(of node: MarkupNode, photo: Int) {
         for attribute in HTMLScanner.srcsetAttributes {
             guard let value = node.attribute(attribute)?.nonEmpty else { continue }
-            for url in Srcset.candidates(value) { add(url, photo: photo) }
+            for candidate in Srcset.candidates(value) {
+                let size = RenditionSize(
+                    role: .display, width: candidate.width, height: candidate.height, density: candidate.density)
+                add(candidate.url, photo: photo, size: size)
+            }
         }
     }
 
