@@ -228,3 +228,45 @@ struct SignInTests {
         #expect(NetrcLogin.parse(text, host: "evil.example") == NetrcLogin(login: "anon", password: "guest"))
     }
 }
+
+@Suite("Headers everywhere")
+struct PlainHeaderTests {
+    @Test("--user-agent and a plain --header go to every host and are saved for the cron form")
+    func plainHeaders() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let output = directory.url.appendingPathComponent("m")
+        // What each request carried: path, User-Agent, X-Client.
+        let seen = Mutex<[String]>([])
+        let router = Router()
+        router.get("/gallery/") { request, _ in
+            seen.withLock {
+                $0.append(
+                    "page \(request.headers[.userAgent] ?? "-") \(request.headers[HTTPFields.Element.Name("X-Client")!] ?? "-")")
+            }
+            return html(#"<html><body><img src="/img/a.png" alt="A"></body></html>"#)
+        }
+        router.get("/img/{name}") { request, _ in
+            seen.withLock {
+                $0.append(
+                    "image \(request.headers[.userAgent] ?? "-") \(request.headers[HTTPFields.Element.Name("X-Client")!] ?? "-")")
+            }
+            return bytes(Fixture.png)
+        }
+        try await servePlain(router) { origin in
+            let first = try await runBinary(
+                [
+                    "sync", origin + "/gallery/", "--out", output.path, "--user-agent", "GalleryBot/2.0", "--header",
+                    "X-Client: nightly",
+                ],
+                in: directory.url)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(!first.stderr.contains("warning"))
+            let cron = try await runBinary(["sync", "--out", output.path], in: directory.url)
+            #expect(cron.status == 0, "\(cron.stderr)")
+        }
+        let log = seen.withLock { $0 }
+        #expect(log.count >= 3)
+        #expect(log.allSatisfy { $0.hasSuffix(" GalleryBot/2.0 nightly") }, "\(log)")
+    }
+}

@@ -60,6 +60,7 @@ enum CertificateDiagnosis {
         let pattern = pattern.lowercased()
         let host = host.lowercased().trimmingCharacters(in: ["[", "]"])
         if pattern == host { return true }
+        if let left = ipv6Bytes(pattern), let right = ipv6Bytes(host) { return left == right }
         guard pattern.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
         return host[dot...] == pattern.dropFirst() && host[..<dot].isEmpty == false
     }
@@ -134,6 +135,14 @@ enum CertificateDiagnosis {
             }
         }
         return Seen(notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter, names: names)
+    }
+
+    /// The 16 bytes of an IPv6 address, so `::1` and `0:0:0:0:0:0:0:1` compare equal.
+    private static func ipv6Bytes(_ text: String) -> [UInt8]? {
+        guard text.contains(":") else { return nil }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
     }
 
     private static func isIPAddress(_ host: String) -> Bool {
