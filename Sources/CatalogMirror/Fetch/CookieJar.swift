@@ -13,12 +13,15 @@ public struct CookieJar: Sendable, Equatable {
         public var domain: String
         /// True when subdomains of `domain` get the cookie too (the second field, or a leading dot).
         public var includeSubdomains: Bool
+        /// The path the cookie is sent under (RFC 6265 path matching). Default `/`.
         public var path: String
         /// Sent over https only.
         public var secure: Bool
         /// Seconds since 1970 after which the cookie is not sent; nil for a session cookie (0).
         public var expires: Int64?
+        /// The cookie's name.
         public var name: String
+        /// The cookie's value: a secret, sent and never written anywhere.
         public var value: String
         /// Marked `#HttpOnly_` (sent all the same: this is not a browser).
         public var httpOnly: Bool
@@ -27,6 +30,7 @@ public struct CookieJar: Sendable, Equatable {
     /// The cookies, in file order. Default: none.
     public var cookies: [Cookie] = []
 
+    /// A jar holding `cookies` (default: none).
     public init(cookies: [Cookie] = []) { self.cookies = cookies }
 
     /// Reads `path`; lines that are not seven tab-separated fields are skipped, as curl skips

@@ -80,6 +80,7 @@ public struct LowSpeedLimit: Sendable, Equatable {
     /// How long a transfer may stay below the limit. Default: 30 s.
     public var duration: Duration = .seconds(30)
 
+    /// A limit of `bytesPerSecond` (default 1024) over `duration` (default 30 s).
     public init(bytesPerSecond: Int = 1024, duration: Duration = .seconds(30)) {
         self.bytesPerSecond = bytesPerSecond
         self.duration = duration

@@ -5,9 +5,12 @@ import Foundation
 /// Written by hand: the format is a handful of whitespace-separated tokens
 /// (`machine`, `default`, `login`, `password`, `account`, `macdef`), and no Swift package reads it.
 public struct NetrcLogin: Sendable, Equatable {
+    /// The user name.
     public var login: String
+    /// The password: sent as HTTP Basic to its host only, never written anywhere.
     public var password: String
 
+    /// A login `login` with `password`.
     public init(login: String, password: String) {
         self.login = login
         self.password = password

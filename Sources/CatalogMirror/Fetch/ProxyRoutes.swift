@@ -5,10 +5,18 @@ import Foundation
 /// or `socks5://host[:port]`.
 public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// How the proxy is spoken to.
-    public enum Kind: String, Sendable, Hashable { case http, socks5 }
+    public enum Kind: String, Sendable, Hashable {
+        /// An HTTP proxy, spoken to with CONNECT.
+        case http
+        /// A SOCKS5 proxy (no credentials).
+        case socks5
+    }
 
+    /// How the proxy is spoken to. Default from the URL's scheme: `http`.
     public var kind: Kind
+    /// The proxy's host name or address, lower-cased.
     public var host: String
+    /// The proxy's port. Default: 1080, as curl.
     public var port: Int
     /// The user name from the URL, if any (sent as `Proxy-Authorization: Basic`).
     public var username: String?
@@ -85,6 +93,7 @@ public struct ProxyRoutes: Sendable, Equatable {
     /// dot allowed) or an IP address. Default: none.
     public var noProxy: [String] = []
 
+    /// Routes through `http` and `https` (default: none), skipping the `noProxy` hosts.
     public init(http: ProxyServer? = nil, https: ProxyServer? = nil, noProxy: [String] = []) {
         self.http = http
         self.https = https
@@ -147,6 +156,7 @@ public struct ProxyRoutes: Sendable, Equatable {
 
     /// A proxy setting that cannot be used (exit 2), in one line naming it.
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// What is wrong and with which setting, in one line.
         public let message: String
         init(_ message: String) { self.message = message }
         public var description: String { message }

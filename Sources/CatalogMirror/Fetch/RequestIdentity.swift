@@ -2,9 +2,12 @@ import Foundation
 
 /// One request header from `--header "Name: value"` or a line of `--header @FILE`.
 public struct HeaderField: Sendable, Equatable {
+    /// The header's name, as given.
     public var name: String
+    /// The header's value, spaces trimmed.
     public var value: String
 
+    /// A header `name: value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -64,6 +67,8 @@ public struct RequestIdentity: Sendable {
     /// `--netrc` login for `credentialHost`, sent as HTTP Basic. Default: nil.
     public var login: NetrcLogin?
 
+    /// An identity sending `headers`, `cookies` and `login` (default: none of them), with
+    /// credentials for `credentialHost` only.
     public init(
         credentialHost: String? = nil, headers: [HeaderField] = [], cookies: CookieJar = CookieJar(), login: NetrcLogin? = nil
     ) {
@@ -99,6 +104,7 @@ public struct RequestIdentity: Sendable {
     /// A `--header`, `--cookies` or `--netrc` input that cannot be used (exit 2), in one line
     /// naming it.
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// What is wrong and with which input, in one line.
         public let message: String
         init(_ message: String) { self.message = message }
         public var description: String { message }

@@ -10,6 +10,7 @@ public struct TLSOptions: Sendable, Equatable {
     /// run). Default: true.
     public var checkCertificates: Bool = true
 
+    /// Options with `caCertificateFile` (default none) and `checkCertificates` (default true).
     public init(caCertificateFile: String? = nil, checkCertificates: Bool = true) {
         self.caCertificateFile = caCertificateFile
         self.checkCertificates = checkCertificates
@@ -41,6 +42,7 @@ public struct TLSOptions: Sendable, Equatable {
 
     /// A TLS option that cannot be used, in one line naming the file.
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// What is wrong and with which file, in one line.
         public let message: String
         init(_ message: String) { self.message = message }
         public var description: String { message }
