@@ -18,6 +18,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.0.0"),
     ],
     targets: [
         // libxml2 through pkg-config; only Sources/CatalogMirror/Markup imports it.
@@ -32,13 +37,26 @@ let package = Package(
             pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]
         ),
+        // Brotli's decoder (Content-Encoding: br, which async-http-client does not decode);
+        // only Sources/CatalogMirror/Fetch/BrotliDecoder.swift imports it.
+        .systemLibrary(
+            name: "CBrotli",
+            pkgConfig: "libbrotlidec",
+            providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]
+        ),
         // The engine: crawl → validate → fetch → store → publish. Never imports ArgumentParser.
         .target(
             name: "CatalogMirror",
             dependencies: [
                 "CLibXML",
                 "CIDN2",
+                "CBrotli",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -52,6 +70,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird")
             ]
         ),
+        // Writes the git revision into the executable, for `--version`.
+        .plugin(name: "GitRevision", capability: .buildTool()),
         // Thin executable: parses flags, runs the engine, maps the report to an exit status.
         .executableTarget(
             name: "catalog-mirror",
@@ -59,7 +79,8 @@ let package = Package(
                 "CatalogMirror",
                 "SampleGallery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["GitRevision"]
         ),
         // The benchmark's parser row (Benchmarks/bench.py): extraction alone, over one file.
         .executableTarget(
@@ -80,6 +101,13 @@ let package = Package(
                 "SampleGallery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The gallery fixtures' generator scripts, run with python3 from the source tree.
             exclude: ["Galleries/Scripts"]

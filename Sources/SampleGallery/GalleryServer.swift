@@ -24,8 +24,13 @@ public final class GalleryServer: Sendable {
         public var bodyBytes: Int
     }
 
-    public init(catalog: GalleryCatalog) {
+    /// The scheme of the absolute URLs the pages and feeds give (tests serve the router over TLS).
+    let scheme: String
+
+    /// A server showing `catalog`; `scheme` is the scheme its absolute URLs use. Default: `http`.
+    public init(catalog: GalleryCatalog, scheme: String = "http") {
         self.catalog = Mutex(catalog)
+        self.scheme = scheme
     }
 
     /// Replaces the catalog the server shows (tests change it between runs).
@@ -76,7 +81,8 @@ public final class GalleryServer: Sendable {
         }
     }
 
-    private func makeRouter() -> Router<BasicRequestContext> {
+    /// The gallery's routes (internal so tests can serve them over TLS).
+    func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.middlewares.add(
             RequestLogger(
@@ -93,17 +99,17 @@ public final class GalleryServer: Sendable {
                 return Self.response("no such page", type: "text/plain", status: .notFound)
             }
             return self.document(
-                GalleryPages.page(page, of: catalog, origin: Self.origin(request)), type: "text/html; charset=utf-8",
+                GalleryPages.page(page, of: catalog, origin: self.origin(request)), type: "text/html; charset=utf-8",
                 request: request)
         }
         router.get("/gallery/feed.rss") { request, _ in
             self.document(
-                GalleryPages.rss(self.catalog.withLock { $0 }, origin: Self.origin(request)),
+                GalleryPages.rss(self.catalog.withLock { $0 }, origin: self.origin(request)),
                 type: "application/rss+xml; charset=utf-8", request: request)
         }
         router.get("/gallery/images") { request, _ in
             self.document(
-                GalleryPages.listing(self.catalog.withLock { $0 }, origin: Self.origin(request)), type: "application/json",
+                GalleryPages.listing(self.catalog.withLock { $0 }, origin: self.origin(request)), type: "application/json",
                 request: request)
         }
         router.get("/gallery/image") { request, _ in
@@ -172,8 +178,8 @@ public final class GalleryServer: Sendable {
             status: .ok, headers: [.contentType: type, .eTag: etag], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    private static func origin(_ request: Request) -> String {
-        "http://" + (request.head.authority ?? "127.0.0.1")
+    private func origin(_ request: Request) -> String {
+        scheme + "://" + (request.head.authority ?? "127.0.0.1")
     }
 
     private static func response(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {

@@ -13,7 +13,7 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
             2 usage or settings error; 3 the source could not be crawled (mirror left as it was); \
             4 the --max-delete guard stopped the run (nothing deleted); 75 another sync holds the lock.
             """,
-        version: CatalogMirrorVersion.current,
+        version: "\(CatalogMirrorVersion.current) (git \(gitRevision))",
         subcommands: [SyncCommand.self, VerifyCommand.self, DemoCommand.self]
     )
 

@@ -89,6 +89,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Do not honour robots.txt rules and Crawl-delay (its Sitemap lines are still read).")
     var ignoreRobots = false
 
+    @OptionGroup(title: "Network options") var network: NetworkOptions
+
     @Option(help: ArgumentHelp("Write a JSON summary of the run to FILE.", valueName: "FILE"))
     var report: String?
 
@@ -110,6 +112,7 @@ struct SyncCommand: AsyncParsableCommand {
         for host in allowHost where host.isEmpty || host.contains("/") || host.contains(" ") {
             throw ValidationError("--allow-host takes a host name such as images.example.com (got \"\(host)\")")
         }
+        try network.validate()
     }
 
     static func webURL(_ text: String, option: String) throws -> CanonicalURL {
@@ -137,6 +140,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.rate = rate
         settings.connectionsPerHost = connectionsPerHost
         settings.template = template.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        network.apply(to: &settings)
         return settings
     }
 
@@ -170,11 +174,13 @@ struct SyncCommand: AsyncParsableCommand {
         var configuration: MirrorConfiguration
         do {
             configuration = try settings.configuration(output: layout.root)
+            try configuration.fetch.readNetworkSettings(settings, environment: ProcessInfo.processInfo.environment)
             configuration.dryRun = dryRun
         } catch {
             printError("catalog-mirror: error: \(error.message)")
             throw ExitCode(ExitStatus.usage)
         }
+        for warning in settings.networkWarnings { printError("catalog-mirror: warning: \(warning)") }
         let runner = SyncRunner(quiet: quiet, reportFile: report.map { URL(fileURLWithPath: $0) })
         let outcome = await runner.run(configuration)
         if case .finished(let report) = outcome {

@@ -196,10 +196,11 @@ struct PhotoTests {
     @Test("an image alone on most pages, or marked as a spinner or icon, is decoration; a repeated thumbnail is not")
     func decorations() throws {
         var catalog: [CanonicalURL: CatalogEntry] = [:]
-        func see(_ url: String, _ document: Int, _ photo: Int, decorative: Bool = false) throws {
+        func see(_ url: String, _ document: Int, _ photo: Int, decorative: Bool = false, fromData: Bool = false) throws {
             let key = try #require(CanonicalURL("http://h/" + url))
             var reference = ImageReference(url: url, photo: photo)
             reference.isDecoration = decorative
+            reference.isFromDataFile = fromData
             let discovery = Discovery(key: key, reference: reference, document: document)
             let entry = catalog[key] ?? CatalogEntry(key: key, reference: reference, verdict: .accepted)
             entry.see(discovery)
@@ -215,6 +216,8 @@ struct PhotoTests {
             // A strip of thumbnails, each linking to its per-photo page, on every page.
             try see("thumb.jpg", document, 2)
             summary.photoLinks.append(.init(document: document, photo: 2, page: try #require(CanonicalURL("http://h/3.html"))))
+            // A listing every page links: its photos count as found on each page, and are photos.
+            try see("listed.jpg", document, 5, fromData: true)
         }
         try see("spinner.gif", 1, 3, decorative: true)
         let groups = PhotoGroups(catalog: catalog, summary: summary)

@@ -59,7 +59,7 @@ extension HTTPSession {
         _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache? = nil, htmlOnly: Bool = false
     ) async throws(FetchFailure) -> FetchedDocument {
         let stored = await cache?.validators(for: url)
-        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])
+        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate, br")] + (stored?.conditionalHeaders ?? [])
         let limit = configuration.maxDocumentBytes
         return try await get(url, headers: headers, deadline: configuration.documentDeadline, gate: gate) {
             (success: Success) async throws(BodyError) -> FetchedDocument in
@@ -77,7 +77,7 @@ extension HTTPSession {
             }
             var bytes: [UInt8] = []
             do {
-                for try await buffer in success.response.body {
+                for try await buffer in success.body {
                     if bytes.count + buffer.readableBytes > limit {
                         throw BodyError.fatal(FetchFailure(.tooLarge, "\(success.url) is larger than \(limit) bytes"))
                     }
@@ -136,7 +136,7 @@ extension HTTPSession {
         _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache?, directory: URL
     ) async throws(FetchFailure) -> DownloadedDocument {
         let stored = await cache?.validators(for: url)
-        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate")] + (stored?.conditionalHeaders ?? [])
+        let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate, br")] + (stored?.conditionalHeaders ?? [])
         let limit = configuration.maxDocumentBytes
         return try await get(url, headers: headers, deadline: configuration.documentDeadline, gate: gate) {
             (success: Success) async throws(BodyError) -> DownloadedDocument in
@@ -156,7 +156,7 @@ extension HTTPSession {
             var hasher = SHA256()
             var total = 0
             do {
-                for try await buffer in success.response.body {
+                for try await buffer in success.body {
                     total += buffer.readableBytes
                     if total > limit {
                         throw BodyError.fatal(FetchFailure(.tooLarge, "\(success.url) is larger than \(limit) bytes"))

@@ -87,7 +87,13 @@ struct PageResources: Sendable {
         for (url, documentBase) in dataFiles {
             let reading = await readings.reading(of: url) { await read(dataFile: url) }
             if let failure = reading.failure { found.warnings.append(failure) }
-            found.photos += reading.findings.photos.map { resolve($0, against: documentBase) }
+            found.photos += reading.findings.photos.map { photo in
+                resolve(photo, against: documentBase).map { reference in
+                    var reference = reference
+                    reference.isFromDataFile = true
+                    return reference
+                }
+            }
             found.title = found.title ?? reading.title
         }
         return found

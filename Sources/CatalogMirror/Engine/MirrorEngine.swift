@@ -37,8 +37,8 @@ public struct MirrorEngine: Sendable {
             throw .storage(error.message)
         }
         do {
-            return try await HTTPClient.withClient(configuration.fetch) { client in
-                try await run(client: client, template: template, startedAt: startedAt)
+            return try await HTTPClients.with(configuration.fetch) { clients in
+                try await run(clients: clients, template: template, startedAt: startedAt)
             }
         } catch let error as MirrorError {
             throw error
@@ -49,7 +49,7 @@ public struct MirrorEngine: Sendable {
         }
     }
 
-    private func run(client: HTTPClient, template: SiteTemplate, startedAt: Date) async throws(MirrorError) -> RunReport {
+    private func run(clients: HTTPClients, template: SiteTemplate, startedAt: Date) async throws(MirrorError) -> RunReport {
         let source = configuration.source
         let dryRun = configuration.dryRun
         let honourRobots = configuration.validation.honourRobots
@@ -59,10 +59,10 @@ public struct MirrorEngine: Sendable {
         // Crawl-delay are then ignored. It is fetched through its own session (same pacing) so
         // pacing by Crawl-delay never waits on robots.txt itself.
         let politeness = Politeness(rate: configuration.fetch.rate, perHost: configuration.fetch.connectionsPerHost)
-        let robotsSession = HTTPSession(client: client, configuration: configuration.fetch, politeness: politeness)
+        let robotsSession = HTTPSession(clients: clients, configuration: configuration.fetch, politeness: politeness)
         let robots = RobotsCache { url in await Self.fetchRobots(url, session: robotsSession, gate: scopeGate) }
         let session = HTTPSession(
-            client: client, configuration: configuration.fetch, politeness: politeness,
+            clients: clients, configuration: configuration.fetch, politeness: politeness,
             crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil })
         let gate: RequestGate = { url in
             if let refusal = await scopeGate(url) { return refusal }

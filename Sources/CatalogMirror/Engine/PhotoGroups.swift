@@ -19,7 +19,8 @@ struct PhotoGroups {
     private(set) var photos: [Photo] = []
     /// Keys that are the site's decoration, not photos: an image that is a photo of its own (no
     /// other rendition, no per-photo page) on at least 3 pages and at least half of the pages
-    /// read (an arrow, a theme's fullscreen button). Empty when that would leave no photo.
+    /// read (an arrow, a theme's fullscreen button), found in their markup only (not in a feed
+    /// or a data file they load). Empty when that would leave no photo.
     private(set) var decorations: Set<CanonicalURL> = []
     /// Photos of a document that link to a page of other photos: album covers, whose title
     /// names the album, not the photo.
@@ -75,7 +76,9 @@ struct PhotoGroups {
         var frequent: Set<CanonicalURL> = []
         if pages >= 3 {
             for (key, locals) in localsOfKey
-            where locals.allSatisfy({ keysOfLocal[$0] == [key] && !linksToPhotoPage($0) }) {
+            where locals.allSatisfy({ keysOfLocal[$0] == [key] && !linksToPhotoPage($0) })
+                && catalog[key].map({ Self.isOnlyInMarkup($0, summary: summary) }) ?? false
+            {
                 let onPages = Set(locals.map(\.document).filter { summary.documents[$0]?.kind == .page }).count
                 if onPages >= 3, onPages * 2 >= pages { frequent.insert(key) }
             }
@@ -136,6 +139,12 @@ struct PhotoGroups {
             photoOfKey[key] = number
         }
         decorations = Self.decorations(frequent: frequent, photos: photos, catalog: catalog)
+    }
+
+    /// True when every sighting of `entry` is in a page's own markup: an image a feed, a
+    /// listing or a data file names is a catalog item, however many pages load that file.
+    private static func isOnlyInMarkup(_ entry: CatalogEntry, summary: CrawlSummary) -> Bool {
+        entry.sightings.allSatisfy { !$0.isFromDataFile && summary.documents[$0.document]?.kind == .page }
     }
 
     /// The frequent images and the images every sighting marks as decoration; none when that

@@ -15,6 +15,7 @@ final class DeadlineWatchdog: Sendable {
         var started: ContinuousClock.Instant
         var deadline: Duration
         var clock: TransferClock?
+        var meter: TransferMeter?
         var cancel: @Sendable () -> Void
     }
 
@@ -32,13 +33,15 @@ final class DeadlineWatchdog: Sendable {
     }
 
     /// Runs `operation` in its own task, cancelled when `deadline` has passed (not counting the
-    /// time `clock` was paused) or when the caller is cancelled. Returns nil when the deadline
-    /// cut it off, else what it returned.
+    /// time `clock` was paused), when `meter` finds the transfer too slow for too long, or when
+    /// the caller is cancelled. Returns nil when the deadline or the meter cut it off, else what
+    /// it returned.
     func run<T: Sendable>(
-        deadline: Duration, clock: TransferClock? = nil, _ operation: @escaping @Sendable () async -> T
+        deadline: Duration, clock: TransferClock? = nil, meter: TransferMeter? = nil,
+        _ operation: @escaping @Sendable () async -> T
     ) async -> T? {
         let task = Task { await operation() }
-        let id = watch(deadline: deadline, clock: clock) { task.cancel() }
+        let id = watch(deadline: deadline, clock: clock, meter: meter) { task.cancel() }
         let value = await withTaskCancellationHandler {
             await task.value
         } onCancel: {
@@ -47,10 +50,13 @@ final class DeadlineWatchdog: Sendable {
         return unwatch(id) ? nil : value
     }
 
-    private func watch(deadline: Duration, clock: TransferClock?, cancel: @escaping @Sendable () -> Void) -> UInt64 {
+    private func watch(
+        deadline: Duration, clock: TransferClock?, meter: TransferMeter?, cancel: @escaping @Sendable () -> Void
+    ) -> UInt64 {
         let (id, start) = state.withLock { state -> (UInt64, Bool) in
             state.nextID += 1
-            state.watched[state.nextID] = Watched(started: .now, deadline: deadline, clock: clock, cancel: cancel)
+            state.watched[state.nextID] = Watched(
+                started: .now, deadline: deadline, clock: clock, meter: meter, cancel: cancel)
             let start = !state.isRunning
             state.isRunning = true
             return (state.nextID, start)
@@ -70,14 +76,21 @@ final class DeadlineWatchdog: Sendable {
     /// Wakes every tick while anything is watched; cancels what is over time. Ends when nothing
     /// is left, so an idle session has no task and no timer.
     private func patrol() async {
+        var lastWake = ContinuousClock.now
         while true {
             try? await Task.sleep(for: tick)
             let now = ContinuousClock.now
+            // A wake-up far behind its tick means this process got no CPU (a loaded machine):
+            // our readers were starved too, so that stretch says nothing about the server's speed.
+            let starved = now - lastWake > tick + .milliseconds(500)
+            lastWake = now
             let (overdue, idle) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
                 var overdue: [@Sendable () -> Void] = []
                 for (id, watched) in state.watched where !state.expired.contains(id) {
-                    let used = now - watched.started - (watched.clock?.paused ?? .zero)
-                    if used >= watched.deadline {
+                    let paused = watched.clock?.paused ?? .zero
+                    let used = now - watched.started - paused
+                    let slow = watched.meter?.check(now: now, pausedTotal: paused, starved: starved) ?? false
+                    if used >= watched.deadline || slow {
                         state.expired.insert(id)
                         overdue.append(watched.cancel)
                     }

@@ -24,6 +24,17 @@ public struct FetchConfiguration: Sendable {
     public var rate: Double?
     /// `--connections-per-host`: requests in flight to one host at most. Default: 8.
     public var connectionsPerHost: Int = 8
+    /// How HTTPS servers are checked. Default: the system's trust store, certificates checked.
+    public var tls: TLSOptions = TLSOptions()
+    /// Which proxy each request goes through. Default: none (the CLI fills it from `--proxy`
+    /// and the environment).
+    public var proxy: ProxyRoutes = ProxyRoutes()
+    /// Headers, cookies and credentials sent with requests, each only where it belongs.
+    /// Default: none.
+    public var identity: RequestIdentity = RequestIdentity()
+    /// `--speed-limit` and `--speed-time`: a transfer slower than `bytes` per second for
+    /// `duration` fails `timeout`. Default: 1024 bytes/s for 30 s, as curl's options mean.
+    public var lowSpeed: LowSpeedLimit = LowSpeedLimit()
 
     public init() {}
 }
@@ -36,13 +47,13 @@ public struct RetryPolicy: Sendable {
     public var baseDelay: Duration = .milliseconds(500)
     /// Upper bound of one backoff delay. Default: 10 s.
     public var maxDelay: Duration = .seconds(10)
-    /// Longest `Retry-After` honoured; a server asking for more fails the request instead of
-    /// stalling the run. Default: 60 s.
-    public var maxRetryAfter: Duration = .seconds(60)
+    /// Longest `Retry-After` honoured; a server asking for more fails the request
+    /// (`http-429`/`http-503`) instead of stalling the run. Default: 10 minutes (SPEC).
+    public var maxRetryAfter: Duration = .seconds(600)
 
     public init(
         maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10),
-        maxRetryAfter: Duration = .seconds(60)
+        maxRetryAfter: Duration = .seconds(600)
     ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
@@ -57,6 +68,22 @@ public struct RetryPolicy: Sendable {
         let raw = baseDelay * (1 << exponent)
         let capped = raw > maxDelay ? maxDelay : raw
         return capped * Double.random(in: 0.5...1.5)
+    }
+}
+
+/// A transfer slower than `bytesPerSecond` for `duration` fails `timeout` (curl's
+/// `--speed-limit`/`--speed-time`).
+public struct LowSpeedLimit: Sendable, Equatable {
+    /// Bytes per second below which a transfer counts as stalled; 0 turns the check off.
+    /// Default: 1024.
+    public var bytesPerSecond: Int = 1024
+    /// How long a transfer may stay below the limit. Default: 30 s.
+    public var duration: Duration = .seconds(30)
+
+    /// A limit of `bytesPerSecond` (default 1024) over `duration` (default 30 s).
+    public init(bytesPerSecond: Int = 1024, duration: Duration = .seconds(30)) {
+        self.bytesPerSecond = bytesPerSecond
+        self.duration = duration
     }
 }
 

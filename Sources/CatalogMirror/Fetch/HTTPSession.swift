@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 
 /// Decides whether a URL may be requested at all; asked for the first URL and before every
 /// redirect hop, so no request ever leaves scope. Returns the rejection, or nil to allow.
@@ -9,9 +10,11 @@ public typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReason
 
 /// GET requests with the crawler's manners: redirects followed by hand (each target passes the
 /// gate first; loops and long chains are named failures), transient failures retried with
-/// backoff, `Retry-After` honoured on 429 and 503, and every failure reduced to a manifest reason.
+/// backoff, `Retry-After` honoured on 429 and 503, every request sent through its proxy route
+/// with the headers, cookies and credentials that belong to its host, transfers slower than
+/// `--speed-limit` cut off, and every failure reduced to a manifest reason.
 struct HTTPSession: Sendable {
-    let client: HTTPClient
+    let clients: HTTPClients
     let configuration: FetchConfiguration
     /// Pacing shared by every request of the run.
     let politeness: Politeness
@@ -21,10 +24,10 @@ struct HTTPSession: Sendable {
     let watchdog = DeadlineWatchdog()
 
     init(
-        client: HTTPClient, configuration: FetchConfiguration, politeness: Politeness? = nil,
+        clients: HTTPClients, configuration: FetchConfiguration, politeness: Politeness? = nil,
         crawlDelay: @escaping @Sendable (CanonicalURL) async -> Duration? = { _ in nil }
     ) {
-        self.client = client
+        self.clients = clients
         self.configuration = configuration
         self.politeness = politeness ?? Politeness(rate: configuration.rate, perHost: configuration.connectionsPerHost)
         self.crawlDelay = crawlDelay
@@ -35,6 +38,12 @@ struct HTTPSession: Sendable {
     struct Success {
         var response: HTTPClientResponse
         var url: CanonicalURL
+        /// Counts the body's bytes for `--speed-limit`.
+        var meter: TransferMeter
+        /// Read the body through this, not `response.body`: it counts bytes for the meter,
+        /// decodes brotli and turns an inflation bomb into `too-large`.
+        var body: DecodedBody { DecodedBody(response: response, meter: meter, url: url, inflationLimit: inflationLimit) }
+        var inflationLimit: Int
     }
 
     /// Thrown by a body consumer to say how the attempt ended.
@@ -92,12 +101,22 @@ struct HTTPSession: Sendable {
         gate: @escaping RequestGate, clock: TransferClock?, consume: @escaping @Sendable (Success) async throws(BodyError) -> T
     ) async -> Result<T, Attempt> {
         let headers = headers.map { Header(name: $0.0, value: $0.1) }
-        let outcome = await watchdog.run(deadline: deadline, clock: clock) {
+        let meter = TransferMeter(limit: configuration.lowSpeed)
+        let outcome = await watchdog.run(deadline: deadline, clock: clock, meter: meter) {
             await self.attempt(
                 url, method: method, headers: headers.map { ($0.name, $0.value) }, deadline: deadline, gate: gate,
-                consume: consume)
+                meter: meter, consume: consume)
         }
         if let outcome { return outcome }
+        if meter.isStalled {
+            let limit = configuration.lowSpeed
+            return .failure(
+                .final(
+                    FetchFailure(
+                        .timeout,
+                        "\(url) was slower than \(limit.bytesPerSecond) bytes/s for \(limit.duration) (--speed-limit, --speed-time)"
+                    )))
+        }
         return .failure(.final(FetchFailure(.timeout, "\(url) did not finish within \(deadline)")))
     }
 
@@ -109,11 +128,11 @@ struct HTTPSession: Sendable {
 
     private func attempt<T: Sendable>(
         _ url: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration, gate: RequestGate,
-        consume: (Success) async throws(BodyError) -> T
+        meter: TransferMeter, consume: (Success) async throws(BodyError) -> T
     ) async -> Result<T, Attempt> {
         let success: Success
         do {
-            success = try await send(url, method: method, headers: headers, deadline: deadline, gate: gate)
+            success = try await send(url, method: method, headers: headers, deadline: deadline, gate: gate, meter: meter)
         } catch {
             return .failure(error)
         }
@@ -135,7 +154,8 @@ struct HTTPSession: Sendable {
     }
 
     private func send(
-        _ start: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration, gate: RequestGate
+        _ start: CanonicalURL, method: HTTPMethod, headers: [(String, String)], deadline: Duration, gate: RequestGate,
+        meter: TransferMeter
     ) async throws(Attempt) -> Success {
         var current = start
         var visited: Set<CanonicalURL> = [start]
@@ -144,13 +164,19 @@ struct HTTPSession: Sendable {
         while true {
             var request = HTTPClientRequest(url: current.string)
             request.method = method
-            request.headers.add(name: "User-Agent", value: configuration.userAgent)
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            // Recomputed on every hop: credentials belong to their host, never to a redirect's target.
+            let extra = configuration.identity.fields(for: current)
+            for (name, value) in [("User-Agent", configuration.userAgent)] + headers {
+                if !extra.contains(where: { $0.0.lowercased() == name.lowercased() }) {
+                    request.headers.add(name: name, value: value)
+                }
+            }
+            for (name, value) in extra { request.headers.add(name: name, value: value) }
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, deadline: until)
+                response = try await clients.client(for: current).execute(request, deadline: until)
             } catch {
-                throw .retryable(Self.classify(error, url: current), after: nil)
+                throw await failure(error, url: current)
             }
             let status = Int(response.status.code)
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
@@ -174,10 +200,13 @@ struct HTTPSession: Sendable {
                 current = next
                 continue
             }
-            if (200..<300).contains(status) { return Success(response: response, url: current) }
+            if (200..<300).contains(status) {
+                meter.begin()
+                return Success(response: response, url: current, meter: meter, inflationLimit: configuration.maxDocumentBytes)
+            }
             if status == 304, headers.contains(where: { $0.0 == "If-None-Match" || $0.0 == "If-Modified-Since" }) {
                 await Self.discard(response)
-                return Success(response: response, url: current)
+                return Success(response: response, url: current, meter: meter, inflationLimit: configuration.maxDocumentBytes)
             }
             await Self.discard(response)
             let failure = FetchFailure(.http(status), "\(current) answered \(status) \(response.status.reasonPhrase)")
@@ -194,6 +223,42 @@ struct HTTPSession: Sendable {
     /// Reads and drops a small body so the connection can be reused; a large one is abandoned.
     private static func discard(_ response: HTTPClientResponse) async {
         _ = try? await response.body.collect(upTo: 64 * 1024)
+    }
+
+    /// How a request that got no response ends: a refused certificate or a proxy that will not
+    /// connect is final, with one line naming the host, what is wrong and the fix; anything
+    /// else is worth another attempt.
+    private func failure(_ error: any Error, url: CanonicalURL) async -> Attempt {
+        if CertificateDiagnosis.isCertificateFailure(error) {
+            let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+            let line = await CertificateDiagnosis.explain(host: url.host, port: port, options: configuration.tls)
+            return .final(FetchFailure(.networkError, line))
+        }
+        if CertificateDiagnosis.isTLSFailure(error) {
+            return .final(
+                FetchFailure(
+                    .networkError,
+                    "the TLS handshake with \(url.host) failed (does it speak HTTPS on port \(url.port ?? 443)?): \(String(describing: error).prefix(160))"
+                ))
+        }
+        if let proxy = configuration.proxy.proxy(for: url), let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .proxyAuthenticationRequired:
+                return .final(
+                    FetchFailure(
+                        .networkError,
+                        "the proxy \(proxy) asks for credentials for \(url.host) (give them in the proxy URL: http://user:password@host:port)"
+                    ))
+            case .invalidProxyResponse:
+                return .final(
+                    FetchFailure(
+                        .networkError,
+                        "the proxy \(proxy) refused to connect to \(url.host):\(url.port ?? (url.scheme == "https" ? 443 : 80)) (it must allow CONNECT to that port; no_proxy skips it)"
+                    ))
+            default: break
+            }
+        }
+        return .retryable(Self.classify(error, url: url), after: nil)
     }
 
     /// Maps a transport error to a manifest reason.
@@ -227,31 +292,5 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
-extension HTTPClient {
-    /// Makes a client for `configuration`, runs `body`, and always shuts the client down.
-    static func withClient<T: Sendable>(
-        _ configuration: FetchConfiguration, _ body: (HTTPClient) async throws -> T
-    ) async throws -> T {
-        var config = HTTPClient.Configuration()
-        config.redirectConfiguration = .disallow
-        config.timeout = .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout))
-        config.decompression = .enabled(limit: .size(configuration.maxDocumentBytes))
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(2, configuration.concurrency)
-        // Our RetryPolicy decides about retries; the pool's own retrying would keep a refused
-        // connection waiting until the request's deadline.
-        config.connectionPool.retryConnectionEstablishment = false
-        config.httpVersion = .http1Only
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-        do {
-            let result = try await body(client)
-            try? await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
     }
 }

@@ -135,7 +135,7 @@ struct HTTPImageSource: ImageSource {
         var head: [UInt8] = []
         var tail: [UInt8] = []
         do {
-            for try await buffer in success.response.body {
+            for try await buffer in success.body {
                 count += Int64(buffer.readableBytes)
                 if let maxSize, count > maxSize {
                     throw HTTPSession.BodyError.fatal(FetchFailure(.tooLarge, "\(key) grew past --max-size \(maxSize) bytes"))

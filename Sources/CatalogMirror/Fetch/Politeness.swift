@@ -12,7 +12,8 @@ final class Politeness: Sendable {
         var lastRefill = ContinuousClock.now
         var inUse: [String: Int] = [:]
         var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
-        var nextAllowed: [String: ContinuousClock.Instant] = [:]
+        /// When the latest request to each host started (or is scheduled to start).
+        var lastStart: [String: ContinuousClock.Instant] = [:]
     }
 
     /// Requests per second over all hosts, nil for no limit. Bursts up to one second's worth.
@@ -45,11 +46,10 @@ final class Politeness: Sendable {
                 if free { continuation.resume() }
             }
         }
-        guard rate != nil || (crawlDelay ?? .zero) > .zero else { return }
         let wait = state.withLock { state -> Duration in
+            let now = ContinuousClock.now
             var wait: Duration = .zero
             if let rate {
-                let now = ContinuousClock.now
                 let elapsed = now - state.lastRefill
                 state.lastRefill = now
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -57,13 +57,14 @@ final class Politeness: Sendable {
                 state.tokens -= 1
                 if state.tokens < 0 { wait = .milliseconds(Int64((-state.tokens / rate) * 1000)) }
             }
-            if let crawlDelay, crawlDelay > .zero {
-                let now = ContinuousClock.now
-                let slot = max(now + wait, state.nextAllowed[host] ?? now)
-                state.nextAllowed[host] = slot + crawlDelay
-                wait = slot - now
+            // Every request's start is recorded, so the first request that knows the host's
+            // Crawl-delay (the one right after robots.txt) is spaced from robots.txt itself.
+            var slot = now + wait
+            if let crawlDelay, crawlDelay > .zero, let last = state.lastStart[host] {
+                slot = max(slot, last + crawlDelay)
             }
-            return wait
+            state.lastStart[host] = max(slot, state.lastStart[host] ?? slot)
+            return slot - now
         }
         if wait > .zero { try? await Task.sleep(for: wait) }
     }

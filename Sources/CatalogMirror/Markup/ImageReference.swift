@@ -34,6 +34,10 @@ public struct ImageReference: Sendable, Equatable {
     /// icon, logo, emoji, arrow...): such a key is rejected as `decoration` unless another
     /// sighting shows it as a photo.
     public var isDecoration = false
+    /// Set on the photos of a JSON data file a page loads (fgallery's `data.json`, a linked
+    /// listing), which count as found on that page: they are the catalog, never decoration,
+    /// however many pages load the file.
+    public var isFromDataFile = false
 
     public init(
         url: String, title: String? = nil, titleSource: TitleSource = .attribute, metadata: [String: String] = [:],

@@ -27,12 +27,31 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var maxDepth: Int?
     public var crawlScope: CrawlConfiguration.Scope?
     public var variants: CrawlConfiguration.Variants?
+    /// `--ca-certificate`: the PEM file's absolute path.
+    public var caCertificate: String?
+    /// `--no-check-certificate`.
+    public var noCheckCertificate: Bool?
+    /// `--proxy`, without credentials (a proxy URL with credentials is used for its run only).
+    public var proxy: String?
+    /// `--header`: `@/absolute/path` entries and inline headers that carry no credential.
+    public var header: [String]?
+    /// `--user-agent`.
+    public var userAgent: String?
+    /// `--cookies`: the cookies file's absolute path (its contents are never copied here).
+    public var cookies: String?
+    /// `--netrc`.
+    public var netrc: Bool?
+    /// `--speed-limit` in bytes per second.
+    public var speedLimit: Int?
+    /// `--speed-time` in seconds.
+    public var speedTime: Int?
 
     public init(source: String) { self.source = source }
 
     private enum CodingKeys: String, CodingKey {
         case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, maxDelete, template
         case ignoreRobots, rate, connectionsPerHost, maxDepth, crawlScope, variants
+        case caCertificate, noCheckCertificate, proxy, header, userAgent, cookies, netrc, speedLimit, speedTime
     }
 
     /// Every key but `source` may be missing (synthesized decoding would demand `version`).
@@ -55,6 +74,15 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         maxDepth = try container.decodeIfPresent(Int.self, forKey: .maxDepth)
         crawlScope = try container.decodeIfPresent(CrawlConfiguration.Scope.self, forKey: .crawlScope)
         variants = try container.decodeIfPresent(CrawlConfiguration.Variants.self, forKey: .variants)
+        caCertificate = try container.decodeIfPresent(String.self, forKey: .caCertificate)
+        noCheckCertificate = try container.decodeIfPresent(Bool.self, forKey: .noCheckCertificate)
+        proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
+        header = try container.decodeIfPresent([String].self, forKey: .header)
+        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent)
+        cookies = try container.decodeIfPresent(String.self, forKey: .cookies)
+        netrc = try container.decodeIfPresent(Bool.self, forKey: .netrc)
+        speedLimit = try container.decodeIfPresent(Int.self, forKey: .speedLimit)
+        speedTime = try container.decodeIfPresent(Int.self, forKey: .speedTime)
     }
 
     /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
@@ -77,7 +105,35 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
         merged.maxDepth = other.maxDepth ?? maxDepth
         merged.crawlScope = other.crawlScope ?? crawlScope
         merged.variants = other.variants ?? variants
+        merged.caCertificate = other.caCertificate ?? caCertificate
+        merged.noCheckCertificate = other.noCheckCertificate ?? noCheckCertificate
+        merged.proxy = other.proxy ?? proxy
+        merged.header = other.header ?? header
+        merged.userAgent = other.userAgent ?? userAgent
+        merged.cookies = other.cookies ?? cookies
+        merged.netrc = other.netrc ?? netrc
+        merged.speedLimit = other.speedLimit ?? speedLimit
+        merged.speedTime = other.speedTime ?? speedTime
         return merged
+    }
+
+    /// These settings as they may be written under DIR: inline credential headers
+    /// (`Authorization`, `Cookie`, `Proxy-Authorization`...) and a proxy URL with credentials
+    /// are left out, since whatever is under DIR may be served. Paths of `--header @FILE`,
+    /// `--cookies` and the `--netrc` flag are kept; the files themselves are never copied.
+    public var withoutSecrets: MirrorSettings {
+        var copy = self
+        copy.header = header.map { list in
+            list.filter { entry in entry.hasPrefix("@") || !(HeaderField(line: entry)?.isCredential ?? true) }
+        }
+        if copy.header?.isEmpty == true { copy.header = nil }
+        if let proxy, let server = ProxyServer(proxy), server.hasCredentials { copy.proxy = nil }
+        return copy
+    }
+
+    /// The inline headers of `header` that carry a credential and are used for this run only.
+    public var inlineCredentialHeaders: [String] {
+        (header ?? []).filter { !$0.hasPrefix("@") }.compactMap { HeaderField(line: $0) }.filter(\.isCredential).map(\.name)
     }
 }
 
@@ -132,7 +188,7 @@ public enum SettingsStore {
     /// Writes `settings` atomically (temporary file, then rename).
     public static func save(_ settings: MirrorSettings, _ layout: MirrorLayout) throws(SettingsError) {
         do {
-            let data = try JSONCoding.encode(settings)
+            let data = try JSONCoding.encode(settings.withoutSecrets)
             try FileManager.default.createDirectory(at: layout.temporary, withIntermediateDirectories: true)
             try AtomicFile.write(data, to: layout.settings, temporaryDirectory: layout.temporary)
         } catch {
