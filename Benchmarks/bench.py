@@ -29,6 +29,29 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent
 PORT = 18631
 PHASES = ["cold", "no-op", "1%"]
+# Set by --https: nginx speaks TLS with HTTP/2 (ALPN) on PORT, with a certificate for 127.0.0.1
+# signed by a CA made for the run; every tool trusts that CA and nothing else.
+TLS = {"on": False, "ca": None, "cert": None, "key": None}
+
+
+def scheme():
+    return "https" if TLS["on"] else "http"
+
+
+def make_certificates(work):
+    """A CA and a server certificate for IP 127.0.0.1, made with openssl for this run."""
+    work.mkdir(parents=True, exist_ok=True)
+    ca_key, ca, key, csr, cert = (work / n for n in ("ca.key", "ca.pem", "server.key", "server.csr", "server.pem"))
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    sh(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+        str(ca_key), "-out", str(ca), "-days", "2", "-subj", "/CN=catalog-mirror bench CA"], **quiet)
+    sh(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(key),
+        "-out", str(csr), "-subj", "/CN=127.0.0.1"], **quiet)
+    extensions = work / "san.ext"
+    extensions.write_text("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    sh(["openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
+        "-out", str(cert), "-days", "2", "-extfile", str(extensions)], **quiet)
+    TLS.update(on=True, ca=str(ca), cert=str(cert), key=str(key))
 
 
 def sh(command, **kwargs):
@@ -74,12 +97,19 @@ http {{
     log_format bench '$request_method $status $body_bytes_sent $uri';
     access_log {self.log} bench;
     sendfile on; tcp_nopush on; keepalive_requests 1000000; etag on;
-    server {{ listen 127.0.0.1:{PORT}; root {site}; }}
+    {self.server(site)}
 }}
 """)
         (work / "temp").mkdir(exist_ok=True)
         sh(["nginx", "-c", str(conf), "-p", str(work / "temp"), "-g", "daemon on;"], stderr=subprocess.DEVNULL)
         time.sleep(0.3)
+
+    @staticmethod
+    def server(site):
+        if not TLS["on"]:
+            return f"server {{ listen 127.0.0.1:{PORT}; root {site}; }}"
+        return (f"server {{ listen 127.0.0.1:{PORT} ssl; http2 on; ssl_certificate {TLS['cert']}; "
+                f"ssl_certificate_key {TLS['key']}; ssl_session_cache shared:bench:1m; root {site}; }}")
 
     def mark(self):
         return self.log.stat().st_size if self.log.exists() else 0
@@ -100,22 +130,25 @@ http {{
 
 
 def commands(tool, phase, out, binary, work):
-    url = f"http://127.0.0.1:{PORT}/gallery/"
+    url = f"{scheme()}://127.0.0.1:{PORT}/gallery/"
+    ca = TLS["ca"]
     if tool == "catalog-mirror":
         if phase == "cold":
-            return [binary, "sync", url, "--out", str(out), "--quiet", "--concurrency", "8"]
+            trust = ["--ca-certificate", ca] if ca else []
+            return [binary, "sync", url, "--out", str(out), "--quiet", "--concurrency", "8", *trust]
         return [binary, "sync", "--out", str(out), "--quiet"]
     if tool == "wget":
-        return ["wget", "--mirror", "-q", "-np", "-nH", "-P", str(out), url]
+        return ["wget", "--mirror", "-q", "-np", "-nH", "-P", str(out), *([f"--ca-certificate={ca}"] if ca else []), url]
     if tool == "wget2":
-        return ["wget2", "--mirror", "--max-threads=8", "-q", "-np", "-nH", "-P", str(out), url]
+        return ["wget2", "--mirror", "--max-threads=8", "-q", "-np", "-nH", "-P", str(out),
+                *([f"--ca-certificate={ca}", "--http2"] if ca else []), url]
     if tool == "httrack":
         # Without these httrack throttles itself to about one connection a second.
         base = ["httrack", url, "-O", str(out), "-q", "-c8", "--connection-per-second=0", "--max-rate=0",
                 "--disable-security-limits", "-s0"]
         return base if phase == "cold" else base + ["--update"]
     if tool == "aria2c":
-        return ["aria2c", "-j", "8", "-i", str(work / "urls.txt"), "-d", str(out), "-q", "--auto-file-renaming=false",
+        return ["aria2c", "-j", "8", "-i", str(work / "urls.txt"), *([f"--ca-certificate={ca}"] if ca else []), "-d", str(out), "-q", "--auto-file-renaming=false",
                 "--allow-overwrite=true", "--conditional-get=true", "--file-allocation=none", "--remote-time=true"]
     raise ValueError(tool)
 
@@ -149,7 +182,7 @@ def limits(site, work, n):
     paths = [f"/gallery/img/{p.name}" for p in sorted((site / "gallery" / "img").iterdir())]
     script.write_text("paths = {" + ",".join(f'"{p}"' for p in paths) + "}\ni = 0\n"
                       "request = function() i = i % #paths + 1; return wrk.format(nil, paths[i]) end\n")
-    out = subprocess.run(["wrk", "-t2", "-c8", "-d5s", "-s", str(script), f"http://127.0.0.1:{PORT}/"],
+    out = subprocess.run(["wrk", "-t2", "-c8", "-d5s", "-s", str(script), f"{scheme()}://127.0.0.1:{PORT}/"],
                          capture_output=True, text=True).stdout
     rate = next((float(line.split()[1]) for line in out.splitlines() if line.startswith("Requests/sec")), 0.0)
     transfer = next((line.split()[1] for line in out.splitlines() if line.startswith("Transfer/sec")), "?")
@@ -188,7 +221,8 @@ def run_size(n, reps, tools, binary, base):
     shutil.rmtree(work / "out", ignore_errors=True)
     site.mkdir(parents=True, exist_ok=True)
     sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n)], stdout=subprocess.DEVNULL)
-    (work / "urls.txt").write_text((site / "urls.txt").read_text().replace("PORT", str(PORT)))
+    urls = (site / "urls.txt").read_text().replace("PORT", str(PORT))
+    (work / "urls.txt").write_text(urls.replace("http://", "https://") if TLS["on"] else urls)
     expected = expected_hashes(site)
     nginx = Nginx(work, site)
     samples = {}
@@ -326,6 +360,8 @@ def main():
     parser.add_argument("--binary", help="a catalog-mirror binary to time instead of building release")
     parser.add_argument("--site-albums", type=int, default=1000, help="album pages of the site regime")
     parser.add_argument("--site-photos", type=int, default=20, help="photos per album of the site regime")
+    parser.add_argument("--https", action="store_true",
+                        help="serve the gallery over HTTPS with HTTP/2 (a CA made for the run); results in https-N-<size>.md")
     args = parser.parse_args()
     if args.no_parser and "parser" in args.regime:
         args.regime.remove("parser")
@@ -333,6 +369,8 @@ def main():
     binary = args.binary or build_catalog_mirror()
     base = pathlib.Path(args.work)
     base.mkdir(parents=True, exist_ok=True)
+    if args.https:
+        make_certificates(base / "tls")
     description, versions = machine()
     results = HERE / "results"
     results.mkdir(exist_ok=True)
@@ -346,7 +384,8 @@ def main():
         samples, limit, total_mb, _ = run_size(n, args.reps, args.tools, binary, base)
         table = report(n, samples, limit, total_mb, args.tools, args.reps)
         print(table)
-        (results / f"N-{n}.md").write_text(f"# Benchmark, N = {n}\n\n" + header + table + "\n")
+        name, title = (f"https-N-{n}", f"HTTPS with HTTP/2, N = {n}") if args.https else (f"N-{n}", f"N = {n}")
+        (results / f"{name}.md").write_text(f"# Benchmark, {title}\n\n" + header + table + "\n")
     if "site" in args.regime:
         import site_regime
         albums, photos = args.site_albums, args.site_photos

@@ -245,6 +245,10 @@ struct PhotoTests {
         #expect(SiteName(titles: ["Nature - A", "People - B"]) == nil)
         #expect(SiteName(titles: ["Only One - Site"]) == nil)
         #expect(SiteName(titles: ["Nature", "People"]) == nil)
+        // One album: the start page's title is the name when the album's title carries it.
+        let single = try #require(SiteName(titles: ["Deep Space – Science Portfolio"], siteTitle: "Science Portfolio"))
+        #expect(single.strip("Deep Space – Science Portfolio") == "Deep Space")
+        #expect(SiteName(titles: ["Deep Space"], siteTitle: "Science Portfolio") == nil)
     }
 
     @Test("a key shared by many different photos is a placeholder: it joins nothing")

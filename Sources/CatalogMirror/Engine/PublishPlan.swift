@@ -147,7 +147,8 @@ struct PublishPlan {
         // Album pages titled "<album> - <site>" are listed by their own name; the start page
         // keeps its whole title (it names the site's own album).
         let pages = albumNumbers.sorted().compactMap { number in summary.documents[number].map { (number, $0) } }
-        let siteName = SiteName(titles: pages.filter { $0.0 != 0 }.compactMap { PublishPlan.albumTitle($0.1) })
+        let albumTitles = pages.filter { $0.0 != 0 }.compactMap { PublishPlan.albumTitle($0.1) }
+        let siteName = SiteName(titles: albumTitles) ?? siteTitle.flatMap { SiteName(titles: albumTitles, siteTitle: $0) }
         albums = pages.map { number, document in
             let title = PublishPlan.albumTitle(document)
             return Manifest.Album(url: document.url.string, title: number == 0 ? title : title.map { siteName?.strip($0) ?? $0 })

@@ -32,6 +32,23 @@ struct SiteName: Equatable {
         return nil
     }
 
+    /// `siteTitle` (the start page's title) as the name, when every one of `titles` (at least
+    /// one) carries it after (or before) one separator: a gallery with a single album.
+    init?(titles: [String], siteTitle: String) {
+        let site = siteTitle.trimmingSpaces
+        guard !titles.isEmpty, !site.isEmpty else { return nil }
+        for separator in Self.separators {
+            for isSuffix in [true, false] {
+                let candidate = SiteName(name: site, separator: separator, isSuffix: isSuffix)
+                if titles.allSatisfy({ candidate.strip($0) != $0 }) {
+                    self = candidate
+                    return
+                }
+            }
+        }
+        return nil
+    }
+
     init(name: String, separator: String, isSuffix: Bool) {
         self.name = name
         self.separator = separator
