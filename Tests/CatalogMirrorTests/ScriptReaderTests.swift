@@ -135,7 +135,7 @@ struct ScriptReaderTests {
         let findings = read(
             """
             var datafile = 'data.json';
-            var d = {"img": ["imgs/x.jpg", [1600, 1200]], "thumb": ["thumbs/x.jpg", [150, 113]], "blur": "blurs/x.jpg", "caption": ["X", "An x."]};
+            var d = {"img": ["imgs/x.jpg", [1600, 1200]], "thumb": ["thumbs/x.jpg", [150, 113]], "blur": "blurs/x.jpg", "caption": ["X", "An x."], "stamp": 1700000000};
             fetch("more.json?v=2").then(r => r.json()); load('/api/list.JSON'); var notData = 'a.json.txt';
             """)
         let photo = findings.photos.first ?? []
@@ -143,7 +143,7 @@ struct ScriptReaderTests {
         #expect(photo.first { $0.url == "thumbs/x.jpg" }?.size.width == 150)
         // The blurred stand-in shown while the image loads is decoration, not a rendition.
         #expect(photo.filter(\.isDecoration).map(\.url) == ["blurs/x.jpg"])
-        #expect(photo.allSatisfy { $0.title == "X" && $0.metadata["description"] == "An x." })
+        #expect(photo.allSatisfy { $0.title == "X" && $0.metadata == ["description": "An x."] })
         #expect(findings.dataFiles == ["data.json", "more.json?v=2", "/api/list.JSON"])
     }
 

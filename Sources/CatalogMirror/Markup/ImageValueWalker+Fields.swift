@@ -41,6 +41,9 @@ extension ImageValueWalker {
 
     /// Fields that title a photo, best first.
     static let titleFields = ["title", "name", "headline", "caption", "alt", "label"]
+    /// Fields that are bookkeeping, not catalog text (fgallery's `stamp`, a file time in
+    /// seconds): never metadata.
+    static let bookkeepingFields: Set<String> = ["stamp", "timestamp", "mtime", "ctime", "atime"]
     /// Fields giving the file's length in bytes.
     static let lengthFields: Set<String> = ["bytes", "size", "length", "filesize", "sizeinbytes", "contentsize"]
     /// Fields giving the file's media type.
@@ -121,6 +124,7 @@ extension ImageValueWalker {
         var type: String?
         for (index, member) in members.enumerated() where !consumed.contains(index) && !member.key.hasPrefix("@") {
             let name = names[index]
+            if bookkeepingFields.contains(name) { continue }
             var parts: [String] = []
             switch member.value {
             case .string(let text):
