@@ -79,25 +79,12 @@ struct ServerIdentity: Sendable {
 func serveTLS<T: Sendable>(
     _ router: Router<BasicRequestContext>, identity: ServerIdentity, _ body: @Sendable (Int) async throws -> T
 ) async throws -> T {
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var logger = Logger(label: "tls-test-server")
-    logger.logLevel = .critical
-    let app = Application(
-        router: router, server: try .http2Upgrade(tlsConfiguration: try identity.tlsConfiguration()),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        }, logger: logger)
-    return try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask {
-            try await app.runService(gracefulShutdownSignals: [])
-            return nil
-        }
-        var iterator = ports.makeAsyncIterator()
-        let port = await iterator.next() ?? 0
-        defer { group.cancelAll() }
-        return try await body(port)
+    try await withServer(label: "tls-test-server") { onServerRunning, logger in
+        Application(
+            router: router, server: try .http2Upgrade(tlsConfiguration: try identity.tlsConfiguration()),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: onServerRunning, logger: logger)
+    } _: { port in
+        try await body(port)
     }
 }
 

@@ -50,24 +50,12 @@ func servePlain<T: Sendable>(
 func servePlain<T: Sendable, R: HTTPResponder>(
     responder: R, host: String = "127.0.0.1", _ body: @Sendable (String) async throws -> T
 ) async throws -> T where R.Context == BasicRequestContext {
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var logger = Logger(label: "sign-in-test")
-    logger.logLevel = .critical
-    let app = Application(
-        responder: responder, configuration: .init(address: .hostname(host, port: 0)),
-        onServerRunning: { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        }, logger: logger)
-    return try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask {
-            try await app.runService(gracefulShutdownSignals: [])
-            return nil
-        }
-        var iterator = ports.makeAsyncIterator()
-        let port = await iterator.next() ?? 0
-        defer { group.cancelAll() }
-        return try await body("http://\(host):\(port)")
+    try await withServer(label: "sign-in-test") { onServerRunning, logger in
+        Application(
+            responder: responder, configuration: .init(address: .hostname(host, port: 0)), onServerRunning: onServerRunning,
+            logger: logger)
+    } _: { port in
+        try await body("http://\(host):\(port)")
     }
 }
 

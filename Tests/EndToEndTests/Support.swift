@@ -94,29 +94,44 @@ final class TestServer: Sendable {
         let router = Router()
         router.middlewares.add(Recorder(record: { [self] line in self.requests.withLock { $0.append(line) } }))
         routes(router) { origin.withLock { $0 } }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "test-server")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await app.runService(gracefulShutdownSignals: [])
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            let port = await iterator.next() ?? 0
+        return try await withServer(label: "test-server") { onServerRunning, logger in
+            Application(
+                router: router, configuration: .init(address: .hostname(host, port: 0)), onServerRunning: onServerRunning,
+                logger: logger)
+        } _: { port in
             origin.withLock { $0 = "http://\(host):\(port)" }
-            defer { group.cancelAll() }
             return try await body("http://\(host):\(port)")
         }
     }
 
     var log: [String] { requests.withLock { $0 } }
+}
+
+/// Runs the Hummingbird application `makeApplication` builds (given the `onServerRunning` hook
+/// and a quiet logger) on an ephemeral port while `body` runs with that port; stops it after.
+func withServer<T: Sendable, App: ApplicationProtocol>(
+    label: String,
+    _ makeApplication: (_ onServerRunning: @escaping @Sendable (any Channel) async -> Void, _ logger: Logger) throws -> App,
+    _ body: (Int) async throws -> T
+) async throws -> T {
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    var logger = Logger(label: label)
+    logger.logLevel = .critical
+    let app = try makeApplication(
+        { channel in
+            continuation.yield(channel.localAddress?.port ?? 0)
+            continuation.finish()
+        }, logger)
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            try await app.runService(gracefulShutdownSignals: [])
+            return nil
+        }
+        var iterator = ports.makeAsyncIterator()
+        let port = await iterator.next() ?? 0
+        defer { group.cancelAll() }
+        return try await body(port)
+    }
 }
 
 struct Recorder<Context: RequestContext>: RouterMiddleware {

@@ -40,24 +40,12 @@ final class StaticSiteServer: Sendable {
         router.middlewares.add(ExchangeRecorder { [self] exchange in exchanges.withLock { $0.append(exchange) } })
         router.middlewares.add(
             FileMiddleware(directory.path, urlBasePath: mount == "/" ? nil : String(mount.dropLast()), searchForIndexHtml: true))
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "static-site-server")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await app.runService(gracefulShutdownSignals: [])
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            let port = await iterator.next() ?? 0
-            defer { group.cancelAll() }
-            return try await body("http://127.0.0.1:\(port)\(mount)")
+        return try await withServer(label: "static-site-server") { onServerRunning, logger in
+            Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: onServerRunning, logger: logger)
+        } _: { port in
+            try await body("http://127.0.0.1:\(port)\(mount)")
         }
     }
 }
