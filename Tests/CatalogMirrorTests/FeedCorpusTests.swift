@@ -53,7 +53,8 @@ struct FeedCorpusTests {
             "rss20-media-group.xml",
             [
                 "0 full http://example.com/img/g-small.jpg | Grouped", "0 full http://example.com/img/g-large.jpg | Grouped",
-                "0 full http://example.com/img/g-medium.jpg | Grouped", "0 thumbnail http://example.com/img/g-thumb.jpg | Grouped",
+                "0 full http://example.com/img/g-medium.jpg | Grouped",
+                "0 thumbnail http://example.com/img/g-thumb.jpg | Grouped",
             ]),
         FeedCase("rss20-media-thumbnail-only.xml", ["0 thumbnail http://example.com/img/t.jpg | Only a thumbnail"]),
         FeedCase(
@@ -72,7 +73,8 @@ struct FeedCorpusTests {
         FeedCase(
             "rss20-media-plus-description.xml",
             [
-                "0 full http://example.com/img/f_b.jpg | Flickr style", "0 thumbnail http://example.com/img/f_s.jpg | Flickr style",
+                "0 full http://example.com/img/f_b.jpg | Flickr style",
+                "0 thumbnail http://example.com/img/f_s.jpg | Flickr style",
                 "0 display http://example.com/img/f_m.jpg | Flickr style",
             ]),
         FeedCase("rss20-media-title-description.xml", ["0 full http://example.com/img/untitled.jpg | Media Title"]),
@@ -168,7 +170,10 @@ struct FeedCorpusTests {
             ]),
         FeedCase(
             "atom10-title-html.xml",
-            ["0 full http://example.com/img/emph.jpg | Emphatic title", "1 full http://example.com/img/xtitle.jpg | Inline xhtml"]),
+            [
+                "0 full http://example.com/img/emph.jpg | Emphatic title",
+                "1 full http://example.com/img/xtitle.jpg | Inline xhtml",
+            ]),
         FeedCase("atom10-text-content.xml", []),
         FeedCase("atom10-no-namespace.xml", ["0 full http://example.com/img/bare.jpg | Bare entry"]),
         FeedCase(
@@ -187,12 +192,16 @@ struct FeedCorpusTests {
         // Sitemaps and JSON Feed
         FeedCase(
             "sitemap-images.xml",
-            ["0 display http://example.com/img/sm-1.jpg | Sitemap one", "1 display http://example.com/img/sm-2.jpg | Second caption"]),
+            [
+                "0 display http://example.com/img/sm-1.jpg | Sitemap one",
+                "1 display http://example.com/img/sm-2.jpg | Second caption",
+            ]),
         FeedCase("jsonfeed10.json", ["0 display http://example.com/img/jf-light.jpg | Lighthouse"]),
         FeedCase(
             "jsonfeed11.json",
             [
-                "0 full http://example.com/img/jf-dunes-full.jpg | Dunes", "0 display http://example.com/img/jf-dunes-web.jpg | Dunes",
+                "0 full http://example.com/img/jf-dunes-full.jpg | Dunes",
+                "0 display http://example.com/img/jf-dunes-web.jpg | Dunes",
                 "1 display http://example.com/img/jf-dunes-banner.jpg | Dunes", "2 display /img/jf-1.png | Two inline",
                 "3 display /img/jf-2.png | Two inline",
             ]),
@@ -232,7 +241,9 @@ struct FeedCorpusTests {
         #expect(scan.warnings.allSatisfy { $0.contains(feed.url) && !$0.contains("\n") })
     }
 
-    @Test("streamed in 5-byte chunks, every feed gives what it gives whole", arguments: cases.filter { !$0.file.hasSuffix(".json") })
+    @Test(
+        "streamed in 5-byte chunks, every feed gives what it gives whole", arguments: cases.filter { !$0.file.hasSuffix(".json") }
+    )
     func streamed(_ feed: FeedCase) throws {
         let bytes = try Self.bytes(feed.file)
         let parser = FeedStreamParser(url: feed.url)
@@ -272,9 +283,13 @@ struct FeedCorpusTests {
         #expect(rss.images.first?.declaredLength == 123456)
         #expect(rss.images.first?.declaredType == "image/jpeg")
         let rdf = try FeedScanner.scan(Self.bytes("rss10.xml"), url: "http://example.com/feeds/rss10.xml")
-        #expect(rdf.images.first?.metadata == ["description": "described", "creator": "Rdf Author", "date": "2026-01-02T03:04:05Z"])
+        #expect(
+            rdf.images.first?.metadata == ["description": "described", "creator": "Rdf Author", "date": "2026-01-02T03:04:05Z"])
         let atom = try FeedScanner.scan(Self.bytes("atom10-enclosure.xml"), url: "http://example.com/feeds/atom10-enclosure.xml")
-        #expect(atom.images.first?.metadata == ["description": "Short summary", "creator": "Atom Author", "date": "2025-12-31T10:00:00Z"])
+        #expect(
+            atom.images.first?.metadata == [
+                "description": "Short summary", "creator": "Atom Author", "date": "2025-12-31T10:00:00Z",
+            ])
         let media = try FeedScanner.scan(
             Self.bytes("rss20-media-title-description.xml"), url: "http://example.com/feeds/rss20-media-title-description.xml")
         #expect(media.images.first?.metadata["description"] == "Bold words")

@@ -37,7 +37,8 @@ final class CatalogEntry {
     func see(_ discovery: Discovery) {
         let sighting = Sighting(
             document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size,
-            isDecoration: discovery.reference.isDecoration, isFromDataFile: discovery.reference.isFromDataFile, title: discovery.reference.title,
+            isDecoration: discovery.reference.isDecoration, isFromDataFile: discovery.reference.isFromDataFile,
+            title: discovery.reference.title,
             titleSource: discovery.reference.titleSource)
         if let last = sightings.last, last.document == sighting.document, last.photo == sighting.photo {
             if last.size < sighting.size { sightings[sightings.count - 1].size = sighting.size }

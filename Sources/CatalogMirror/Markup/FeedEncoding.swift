@@ -1,5 +1,5 @@
-import Foundation
 import CLibXML
+import Foundation
 
 /// Chooses the character encoding a feed is read in, before libxml2 sees its first byte.
 ///

@@ -30,7 +30,9 @@ struct FeedItemReader {
         let metadata = itemMetadata
         photos.update { reference in
             if let title {
-                if let own = reference.title, own != title, reference.titleSource == .catalog, reference.metadata["caption"] == nil {
+                if let own = reference.title, own != title, reference.titleSource == .catalog,
+                    reference.metadata["caption"] == nil
+                {
                     reference.metadata["caption"] = own
                 }
                 reference.title = title
@@ -176,7 +178,9 @@ struct FeedItemReader {
             else { return nil }
             return Self.atomHTML(node)
         }
-        if node.isElement("description", in: FeedScanner.rssNamespaces) || node.isElement("encoded", in: [FeedScanner.contentModule]) {
+        if node.isElement("description", in: FeedScanner.rssNamespaces)
+            || node.isElement("encoded", in: [FeedScanner.contentModule])
+        {
             return node.text
         }
         if node.isElement("body", in: [FeedScanner.xhtml]) { return node.childrenAsHTML }
@@ -223,7 +227,8 @@ struct FeedItemReader {
         var metadata: [String: String] = [:]
         let description: String?
         if isAtom {
-            description = (item.child("summary", in: FeedScanner.atomNamespaces) ?? item.child("content", in: FeedScanner.atomNamespaces))
+            description =
+                (item.child("summary", in: FeedScanner.atomNamespaces) ?? item.child("content", in: FeedScanner.atomNamespaces))
                 .flatMap(Self.atomText)
         } else {
             description = item.child("description", in: FeedScanner.rssNamespaces).flatMap {
@@ -231,7 +236,8 @@ struct FeedItemReader {
             }
         }
         if let description = description
-            ?? item.child("description", in: FeedScanner.mediaNamespaces).flatMap({ FeedScanner.plainText($0.text, isHTML: true) })
+            ?? item.child("description", in: FeedScanner.mediaNamespaces).flatMap({ FeedScanner.plainText($0.text, isHTML: true) }
+            )
         {
             metadata["description"] = description
         }
@@ -243,9 +249,11 @@ struct FeedItemReader {
         if let text = creator.flatMap({ FeedScanner.plainText($0.text) }) { metadata["creator"] = text }
         let dates =
             isAtom
-            ? [("published", FeedScanner.atomNamespaces), ("updated", FeedScanner.atomNamespaces),
+            ? [
+                ("published", FeedScanner.atomNamespaces), ("updated", FeedScanner.atomNamespaces),
                 ("issued", FeedScanner.atomNamespaces), ("modified", FeedScanner.atomNamespaces),
-                ("created", FeedScanner.atomNamespaces), ("date", FeedScanner.dublinCore)]
+                ("created", FeedScanner.atomNamespaces), ("date", FeedScanner.dublinCore),
+            ]
             : [("pubDate", FeedScanner.rssNamespaces), ("date", FeedScanner.dublinCore)]
         if let date = dates.lazy.compactMap({ item.child($0.0, in: $0.1)?.text.nonEmpty }).first { metadata["date"] = date }
         return metadata

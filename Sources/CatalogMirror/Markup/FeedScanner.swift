@@ -109,7 +109,8 @@ public enum FeedScanner {
         while let amp = bytes[index...].firstIndex(of: UInt8(ascii: "&")) {
             var end = amp + 1
             while end < bytes.count, end - amp <= 32,
-                bytes[end] == UInt8(ascii: "#") || (bytes[end] | 0x20 >= UInt8(ascii: "a") && bytes[end] | 0x20 <= UInt8(ascii: "z"))
+                bytes[end] == UInt8(ascii: "#")
+                    || (bytes[end] | 0x20 >= UInt8(ascii: "a") && bytes[end] | 0x20 <= UInt8(ascii: "z"))
                     || (bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9"))
             {
                 end += 1

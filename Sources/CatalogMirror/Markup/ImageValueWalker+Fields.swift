@@ -12,7 +12,8 @@ extension ImageValueWalker {
         ]
         let full = [
             "full", "fullurl", "fullsize", "fullimage", "fullsrc", "big", "bigurl", "bigimage", "original", "originalurl", "orig",
-            "large", "largeurl", "largeimage", "xl", "xlarge", "file", "fileurl", "contenturl", "download", "downloadurl", "hires",
+            "large", "largeurl", "largeimage", "xl", "xlarge", "file", "fileurl", "contenturl", "download", "downloadurl",
+            "hires",
             "highres", "zoom", "zoomimage", "zoomurl", "raw", "master",
         ]
         let display = [

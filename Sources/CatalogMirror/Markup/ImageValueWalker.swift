@@ -106,7 +106,9 @@ struct ImageValueWalker {
             }
         }
         // A weak field (`url`, `file`, `link`) beside a real image field is the record's page, not an image.
-        renditions.removeAll { hasStrongImage && weakFields.contains($0.field) && !HTMLScanner.hasImageExtension($0.reference.url) }
+        renditions.removeAll {
+            hasStrongImage && weakFields.contains($0.field) && !HTMLScanner.hasImageExtension($0.reference.url)
+        }
         applySizes(members, names: names, to: &renditions, consumed: &consumed, imageObject: isImageObject)
         for index in renditions.indices where placeholderFields.contains(renditions[index].field) {
             renditions[index].reference.isDecoration = true
@@ -148,7 +150,8 @@ struct ImageValueWalker {
         guard !renditions.isEmpty else { return }
         for (index, name) in names.enumerated() {
             let isWidth = name.hasSuffix("width")
-            guard isWidth || name.hasSuffix("height"), let value = members[index].value.positiveInteger ?? quantity(members[index].value)
+            guard isWidth || name.hasSuffix("height"),
+                let value = members[index].value.positiveInteger ?? quantity(members[index].value)
             else { continue }
             let prefix = String(name.dropLast(isWidth ? 5 : 6))
             let target: Int?
@@ -157,7 +160,8 @@ struct ImageValueWalker {
                     renditions.count == 1
                     ? 0
                     : (imageObject ? renditions.firstIndex { $0.field == "contenturl" } : nil)
-                        ?? renditions.firstIndex { role($0.field) == .display } ?? renditions.firstIndex { $0.reference.size.width == nil }
+                        ?? renditions.firstIndex { role($0.field) == .display }
+                        ?? renditions.firstIndex { $0.reference.size.width == nil }
             } else {
                 target = renditions.firstIndex { $0.field == prefix || $0.field.hasPrefix(prefix) }
             }
