@@ -32,6 +32,8 @@ PHASES = ["cold", "no-op", "1%"]
 # Set by --https: nginx speaks TLS with HTTP/2 (ALPN) on PORT, with a certificate for 127.0.0.1
 # signed by a CA made for the run; every tool trusts that CA and nothing else.
 TLS = {"on": False, "ca": None, "cert": None, "key": None}
+# The protocols nginx logged for each tool's requests (HTTP/1.1, HTTP/2.0), per size.
+PROTOCOLS = {}
 
 
 def scheme():
@@ -94,7 +96,7 @@ error_log {work}/nginx-error.log;
 events {{ worker_connections 1024; }}
 http {{
     types {{ text/html html; application/rss+xml rss; application/json json; image/png png; image/jpeg jpg; }}
-    log_format bench '$request_method $status $body_bytes_sent $uri';
+    log_format bench '$request_method $status $body_bytes_sent $uri $server_protocol';
     access_log {self.log} bench;
     sendfile on; tcp_nopush on; keepalive_requests 1000000; etag on;
     {self.server(site)}
@@ -108,7 +110,7 @@ http {{
     def server(site):
         if not TLS["on"]:
             return f"server {{ listen 127.0.0.1:{PORT}; root {site}; }}"
-        return (f"server {{ listen 127.0.0.1:{PORT} ssl; http2 on; ssl_certificate {TLS['cert']}; "
+        return (f"server {{ listen 127.0.0.1:{PORT} ssl http2; ssl_certificate {TLS['cert']}; "
                 f"ssl_certificate_key {TLS['key']}; ssl_session_cache shared:bench:1m; root {site}; }}")
 
     def mark(self):
@@ -121,6 +123,7 @@ http {{
         requests = len(lines)
         body = sum(int(line.split()[2]) for line in lines)
         full_images = sum(1 for line in lines if line.split()[1] == "200" and "/img/" in line)
+        self.protocols = {line.split()[4] for line in lines if len(line.split()) > 4}
         return requests, body, full_images
 
     def stop(self):
@@ -226,6 +229,7 @@ def run_size(n, reps, tools, binary, base):
     expected = expected_hashes(site)
     nginx = Nginx(work, site)
     samples = {}
+    PROTOCOLS.clear()
     try:
         slow = set()
         for rep in range(reps):
@@ -245,6 +249,7 @@ def run_size(n, reps, tools, binary, base):
                     mark = nginx.mark()
                     wall, cpu, rss, status = timed(commands(tool, phase, out, binary, work))
                     requests, body, full_images = nginx.since(mark)
+                    PROTOCOLS.setdefault(tool, set()).update(nginx.protocols)
                     current = expected_hashes(site)
                     complete = len(current & hashes(out))
                     samples.setdefault((tool, phase), []).append((wall, cpu, rss, requests, body, full_images, complete, status))
@@ -280,6 +285,8 @@ def report(n, samples, limit, total_mb, tools, reps):
             ratio = f"{wall / ours[0]:.2f}" if ours and tool != "catalog-mirror" and ours[0] > 0 else "—"
             lines.append(f"| {tool} | {phase} | {wall:.2f} | {cpu:.2f} | {rss:.1f} | {int(requests)} | {body / 1e6:.1f} | "
                          f"{int(full)} | {int(complete)}/{n} | {int(status)} | {ratio} |")
+    used = "; ".join(f"{tool}: {', '.join(sorted(PROTOCOLS.get(tool, ()))) or '?'}" for tool in tools)
+    lines += ["", f"Protocols nginx logged for each tool's requests: {used}."]
     lines += ["", f"Machine limits in the same run: nginx to one wrk client (2 threads, 8 connections) "
                   f"{rate:.0f} requests/s, {transfer}/s, so {floor:.2f} s for {n} requests; "
                   f"a plain copy of the image files took {copy:.2f} s.", ""]
