@@ -188,6 +188,9 @@ struct PhotoTests {
         for title in ["Full Moon over the Bay", "Sunset", "Old Bridge", "The Baker"] {
             #expect(PageReading.label(title) == title)
         }
+        #expect(PageReading.removingPositions("Sunset (2/8)") == "Sunset  ")
+        #expect(PageReading.removingPositions("( 12 / 30 ) Bay (c) 2024 (1/x)") == "  Bay (c) 2024 (1/x)")
+        #expect(PageReading.isStockText("Click to see full size: fern.jpg!"))
         // With no title at all, the site labels a photo by its file name without the extension.
         #expect(MirrorPublisher.fileTitle("http://h/g/a/circuit%20board.jpg?size=2") == "circuit board")
         #expect(MirrorPublisher.fileTitle("http://h/g/image?id=3") == "image")
@@ -225,6 +228,9 @@ struct PhotoTests {
         // The arrow joins no photo even though every page shows it.
         #expect(groups.photo(of: try #require(CanonicalURL("http://h/arrow.png")))?.keys.count == 1)
 
+        let upper = try scan(#"<IMG SRC="/a.jpg" Alt="Bay" CLASS="Photo-Icon">"#)
+        #expect(upper.images.map(\.url) == ["/a.jpg"])
+        #expect(upper.images.first?.title == "Bay" && upper.images.first?.isDecoration == true)
         let marked = try scan(#"<img src="/load.gif" class="lazy-spinner"><img src="/a.jpg" class="photo">"#)
         #expect(marked.images.map(\.isDecoration) == [true, false])
     }

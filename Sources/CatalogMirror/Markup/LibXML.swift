@@ -70,12 +70,27 @@ struct MarkupNode {
     }
 
     /// The value of attribute `name` (case-insensitive, as HTML attribute names are), or nil.
+    /// Whether the NUL-terminated `bytes` spell `name` up to ASCII case. Byte by byte: this
+    /// runs for every attribute of every element, and Foundation's case-insensitive compare
+    /// (with a String made first) was most of a page's reading time.
+    static func equalsIgnoringASCIICase(_ bytes: UnsafePointer<xmlChar>, _ name: String) -> Bool {
+        var index = 0
+        for byte in name.utf8 {
+            let other = bytes[index]
+            guard other != 0 else { return false }
+            if other != byte {
+                let lower = other | 0x20
+                guard lower == byte | 0x20, lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") else { return false }
+            }
+            index += 1
+        }
+        return bytes[index] == 0
+    }
+
     func attribute(_ name: String) -> String? {
         var attr = pointer.pointee.properties
         while let current = attr {
-            if let attrName = current.pointee.name,
-                String(cString: attrName).caseInsensitiveCompare(name) == .orderedSame
-            {
+            if let attrName = current.pointee.name, Self.equalsIgnoringASCIICase(attrName, name) {
                 guard let value = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) else {
                     return ""
                 }

@@ -241,7 +241,44 @@ struct PageReading {
 
     /// `text` without slide positions like "(2/8)".
     static func removingPositions(_ text: String) -> String {
-        text.replacing(/\(\s*\d+\s*\/\s*\d+\s*\)/, with: " ")
+        // A scan rather than a Regex: a regex literal is parsed again each time it is evaluated.
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "(")) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "("), let end = positionEnd(bytes, from: index + 1) {
+                out.append(UInt8(ascii: " "))
+                index = end
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The index after the ")" of "  2 / 8 )" starting at `start`, or nil when the text there is
+    /// not a position.
+    private static func positionEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        func spaces() { while index < bytes.count, bytes[index] == 0x20 || (0x09...0x0D).contains(bytes[index]) { index += 1 } }
+        func digits() -> Bool {
+            let first = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            return index > first
+        }
+        spaces()
+        guard digits() else { return nil }
+        spaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return nil }
+        index += 1
+        spaces()
+        guard digits() else { return nil }
+        spaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ")") else { return nil }
+        return index + 1
     }
 
     private mutating func readSource(_ node: MarkupNode) {
@@ -392,21 +429,41 @@ struct PageReading {
     /// Whether `text` says nothing but stock words, or stock words and one file name (or a
     /// name with "thumb" after it, as lazygal writes its thumbnails' `alt`).
     static func isStockText(_ text: String) -> Bool {
-        let words = text.lowercased().split(separator: " ").map(String.init)
+        let words = text.lowercased().split(separator: " ", maxSplits: 9)
         guard (1...8).contains(words.count) else { return false }
         let isThumbnailAlt = words.count == 2 && ["thumb", "thumbnail"].contains(words[1])
         var names = 0
         var stock = 0
         for word in words {
-            if stockWords.contains(word.trimmingCharacters(in: .punctuationCharacters)) {
+            let bare = trimmingPunctuation(word)
+            if stockWords.contains(bare) {
                 stock += 1
-            } else if HTMLScanner.hasImageExtension(word) || isThumbnailAlt {
+            } else if HTMLScanner.hasImageExtension(bare) || isThumbnailAlt {
                 names += 1
             } else {
                 return false
             }
         }
         return stock > 0 && names <= 1
+    }
+
+    /// `word` without punctuation (Unicode category P) at either end.
+    private static func trimmingPunctuation(_ word: Substring) -> String {
+        let scalars = word.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isPunctuation($0) }),
+            let last = scalars.lastIndex(where: { !isPunctuation($0) })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
+    private static func isPunctuation(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation:
+            return true
+        default:
+            return false
+        }
     }
 
     /// Names of `data-*` attributes that are a script's plumbing, not catalog text.
