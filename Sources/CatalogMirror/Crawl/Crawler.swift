@@ -281,7 +281,7 @@ struct Crawler: Sendable {
     /// The discovery for `reference` found in document `document` at `base`, or nil when its URL
     /// is unusable.
     static func discovery(_ reference: ImageReference, base: CanonicalURL, document: Int = 0) -> Discovery? {
-        CanonicalURL(reference.url, relativeTo: base).map {
+        (reference.resolvedKey ?? CanonicalURL(reference.url, relativeTo: base)).map {
             Discovery(key: $0, reference: reference, document: document)
         }
     }

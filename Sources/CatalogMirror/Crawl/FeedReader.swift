@@ -105,7 +105,7 @@ struct FeedReader: Sendable {
         var reading = Reading(kind: .feed, url: url)
         func deliver(_ references: [ImageReference]) async {
             for reference in references where !Crawler.isInert(reference) {
-                guard let key = CanonicalURL(reference.url, relativeTo: url) else {
+                guard let key = reference.resolvedKey ?? CanonicalURL(reference.url, relativeTo: url) else {
                     reading.unusable += 1
                     continue
                 }

@@ -112,20 +112,22 @@ struct FeedItemReader {
                 continue
             }
             result.append(
-                ImageReference(
-                    url: node.resolve(raw), titleSource: .catalog,
-                    declaredLength: length.flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
-                    declaredType: type?.nonEmpty, size: RenditionSize(role: .full)))
+                node.resolved(
+                    ImageReference(
+                        url: raw, titleSource: .catalog,
+                        declaredLength: length.flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
+                        declaredType: type?.nonEmpty, size: RenditionSize(role: .full))))
         }
         return result
     }
 
     private func mediaContent(_ node: FeedNode, group: FeedNode?) -> ImageReference? {
         guard let raw = node.attribute("url")?.nonEmpty else { return nil }
-        var reference = ImageReference(
-            url: node.resolve(raw), titleSource: .catalog,
-            declaredLength: node.integer("fileSize").map(Int64.init), declaredType: node.attribute("type")?.nonEmpty,
-            size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height")))
+        var reference = node.resolved(
+            ImageReference(
+                url: raw, titleSource: .catalog,
+                declaredLength: node.integer("fileSize").map(Int64.init), declaredType: node.attribute("type")?.nonEmpty,
+                size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height"))))
         let title = node.child("title", in: FeedScanner.mediaNamespaces) ?? group?.child("title", in: FeedScanner.mediaNamespaces)
         reference.title = title.flatMap { FeedScanner.plainText($0.text) }
         let description =
@@ -137,9 +139,10 @@ struct FeedItemReader {
 
     private func thumbnail(_ node: FeedNode) -> ImageReference? {
         guard let raw = node.attribute("url")?.nonEmpty else { return nil }
-        return ImageReference(
-            url: node.resolve(raw), titleSource: .catalog,
-            size: RenditionSize(role: .thumbnail, width: node.integer("width"), height: node.integer("height")))
+        return node.resolved(
+            ImageReference(
+                url: raw, titleSource: .catalog,
+                size: RenditionSize(role: .thumbnail, width: node.integer("width"), height: node.integer("height"))))
     }
 
     private func isImageMedia(_ node: FeedNode) -> Bool {
@@ -157,8 +160,8 @@ struct FeedItemReader {
             else { continue }
             var fragment = PhotoSet()
             var byNumber: [Int: Int] = [:]
-            for var reference in scan.images where !reference.url.isEmpty {
-                reference.url = node.resolve(reference.url)
+            for reference in scan.images where !reference.url.isEmpty {
+                let reference = node.resolved(reference)
                 if let number = reference.photo, let index = byNumber[number] {
                     fragment.add([reference], to: index)
                 } else if let index = fragment.add([reference]), let number = reference.photo {

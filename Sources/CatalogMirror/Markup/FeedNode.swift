@@ -40,6 +40,19 @@ struct FeedNode {
         return url.string
     }
 
+    /// `reference` with its URL resolved against this element's base (and the key made on the
+    /// way kept); trimmed only when it cannot be resolved.
+    func resolved(_ reference: ImageReference) -> ImageReference {
+        var reference = reference
+        let trimmed = reference.url.trimmingSpaces
+        if let base, let key = CanonicalURL(trimmed, relativeTo: base) {
+            reference.resolve(to: key)
+        } else if trimmed != reference.url {
+            reference.url = trimmed
+        }
+        return reference
+    }
+
     /// A number attribute (`width`, `fileSize`...), when it is a positive integer.
     func integer(_ name: String) -> Int? {
         guard let value = attributes[name].flatMap({ Int($0.trimmingSpaces) }), value > 0 else { return nil }

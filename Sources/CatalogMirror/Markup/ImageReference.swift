@@ -10,8 +10,11 @@ public struct ImageReference: Sendable, Equatable {
         public static func < (lhs: TitleSource, rhs: TitleSource) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    /// The URL exactly as written (attribute value, srcset candidate, listing field).
-    public var url: String
+    /// The URL exactly as written (attribute value, srcset candidate, listing field), or as a
+    /// reader resolved it. Changing it forgets `resolvedKey`.
+    public var url: String {
+        didSet { cachedKey = ResolvedKey() }
+    }
     /// The human title, if the document gave one.
     public var title: String?
     /// How trustworthy `title` is.
@@ -38,6 +41,23 @@ public struct ImageReference: Sendable, Equatable {
     /// listing), which count as found on that page: they are the catalog, never decoration,
     /// however many pages load the file.
     public var isFromDataFile = false
+    /// The key a reader already made of `url` (a feed reader resolves each URL against its
+    /// `xml:base`), so the crawler does not parse the same URL a second time. Not part of the
+    /// reference's value: two references that differ only here are equal.
+    var resolvedKey: CanonicalURL? { cachedKey.key }
+    private var cachedKey = ResolvedKey()
+
+    /// Sets `url` to `key`'s text and remembers `key`.
+    mutating func resolve(to key: CanonicalURL) {
+        url = key.string
+        cachedKey = ResolvedKey(key: key)
+    }
+
+    /// A cache that never makes two references differ.
+    private struct ResolvedKey: Equatable {
+        var key: CanonicalURL?
+        static func == (_: ResolvedKey, _: ResolvedKey) -> Bool { true }
+    }
 
     public init(
         url: String, title: String? = nil, titleSource: TitleSource = .attribute, metadata: [String: String] = [:],
