@@ -75,6 +75,7 @@ extension HTTPSession {
             {
                 throw .fatal(FetchFailure(.unsupportedType, "\(success.url) is \(type), not an HTML page"))
             }
+            try Self.refuseDeclaredLength(of: success, over: limit)
             var bytes: [UInt8] = []
             do {
                 for try await buffer in success.body {
@@ -96,6 +97,18 @@ extension HTTPSession {
                 validators: Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified")))
             return document
         }
+    }
+}
+
+extension HTTPSession {
+    /// Refuses a response whose `Content-Length` already says it is larger than `limit`, at its
+    /// headers: a 2 GB "page" costs no more than its headers, however slowly it would arrive.
+    /// (A compressed body is at most a few bytes longer than what it inflates to.)
+    static func refuseDeclaredLength(of success: Success, over limit: Int) throws(BodyError) {
+        guard let declared = success.response.headers.first(name: "content-length").flatMap({ Int64($0.trimmingSpaces) }),
+            declared > Int64(limit)
+        else { return }
+        throw .fatal(FetchFailure(.tooLarge, "\(success.url) declares \(declared) bytes, more than \(limit)"))
     }
 }
 
@@ -146,6 +159,7 @@ extension HTTPSession {
                 }
                 return copy
             }
+            try Self.refuseDeclaredLength(of: success, over: limit)
             let writer: TemporaryFileWriter
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
