@@ -2,10 +2,14 @@ import Foundation
 
 /// Writes a file so readers see either the old bytes or the new ones, never a mix: the bytes go
 /// to a temporary file in the state directory (same file system), are flushed, then renamed
-/// over the destination.
+/// over the destination. With `flush: false` the caller flushes later, for many files at once
+/// (`FileSystem.flushFileSystem`): a kill cannot tear the file either way, only a power loss
+/// before that flush can.
 enum AtomicFile {
-    static func write(_ bytes: some Collection<UInt8>, to destination: URL, temporaryDirectory: URL) throws(PublishError) {
-        try write(to: destination, temporaryDirectory: temporaryDirectory) { writer in
+    static func write(
+        _ bytes: some Collection<UInt8>, to destination: URL, temporaryDirectory: URL, flush: Bool = true
+    ) throws(PublishError) {
+        try write(to: destination, temporaryDirectory: temporaryDirectory, flush: flush) { writer in
             // Data and arrays are written from their own storage, not copied first.
             let written = try bytes.withContiguousStorageIfAvailable { try writer.write(UnsafeRawBufferPointer($0)) }
             if written == nil { try Array(bytes).withUnsafeBytes { try writer.write($0) } }
@@ -14,7 +18,7 @@ enum AtomicFile {
 
     /// Writes what `produce` hands the writer, atomically, without holding the whole file.
     static func write(
-        to destination: URL, temporaryDirectory: URL, _ produce: (TemporaryFileWriter) throws -> Void
+        to destination: URL, temporaryDirectory: URL, flush: Bool = true, _ produce: (TemporaryFileWriter) throws -> Void
     ) throws(PublishError) {
         let writer: TemporaryFileWriter
         do {
@@ -24,7 +28,7 @@ enum AtomicFile {
         }
         do {
             try produce(writer)
-            try writer.finish()
+            try writer.finish(flush: flush)
         } catch {
             writer.discard()
             throw PublishError("cannot write \(destination.path): \(error)")
@@ -38,8 +42,10 @@ enum AtomicFile {
 
     /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
     /// left alone (same mtime, nothing for caches or rsync to fetch again).
-    static func writeIfChanged(_ bytes: [UInt8], to destination: URL, temporaryDirectory: URL) throws(PublishError) {
+    static func writeIfChanged(
+        _ bytes: [UInt8], to destination: URL, temporaryDirectory: URL, flush: Bool = true
+    ) throws(PublishError) {
         if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { return }
-        try write(bytes, to: destination, temporaryDirectory: temporaryDirectory)
+        try write(bytes, to: destination, temporaryDirectory: temporaryDirectory, flush: flush)
     }
 }
