@@ -83,7 +83,7 @@ func compareWithFoundation(_ choices: inout Choices) {
     var authority = host
     var port: Int?
     if choices.next(3) == 0 {
-        let value = 1 + (choices.next(256) << 8 | choices.next(256))
+        let value = 1 + (choices.next(256) << 8 | choices.next(256)) % 65535  // 1...65535
         if value != (scheme == "http" ? 80 : 443) {
             port = value
             authority += ":\(value)"
@@ -112,18 +112,20 @@ func compareWithFoundation(_ choices: inout Choices) {
     // A relative path reference with dot segments, resolved by both (RFC 3986 5.2 and the URL
     // Standard agree on such references). Its first segment holds no ":" (RFC 3986 4.2).
     var reference: [String] = []
-    for position in 0..<(1 + choices.next(5)) {
+    for _ in 0..<(1 + choices.next(5)) {
         switch choices.next(4) {
         case 0: reference.append(".")
         case 1: reference.append("..")
         default:
-            let text = segment(&choices, characters: position == 0 ? "abc019-_~!$&'()*+,;=@" : pathCharacters)
+            // No ":" in the first segment (whichever segment ends up first).
+            let text = segment(&choices, characters: reference.isEmpty ? "abc019-_~!$&'()*+,;=@" : pathCharacters)
             if text.isEmpty || text.allSatisfy({ $0 == "." }) { continue }
             reference.append(text)
         }
     }
     let relative = reference.joined(separator: "/")
-    guard !relative.isEmpty, let resolved = CanonicalURL(relative, relativeTo: key),
+    guard !relative.isEmpty else { return }
+    guard let resolved = CanonicalURL(relative, relativeTo: key),
         let foundation = URL(string: relative, relativeTo: url)?.absoluteURL.standardized
     else { preconditionFailure("no resolution of \(relative) against \(text)") }
     precondition(
