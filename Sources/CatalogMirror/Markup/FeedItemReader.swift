@@ -15,6 +15,32 @@ import Foundation
 struct FeedItemReader {
     let item: FeedNode
     let isAtom: Bool
+    /// Resolutions made for this item: an enclosure, a `media:content` and the item's HTML
+    /// often name one URL, and the WHATWG parser is the largest cost of reading a feed.
+    private let resolutions = Resolutions()
+
+    init(item: FeedNode, isAtom: Bool) {
+        self.item = item
+        self.isAtom = isAtom
+    }
+
+    /// The keys made so far, by base and URL as written.
+    private final class Resolutions {
+        var keys: [String: CanonicalURL] = [:]
+    }
+
+    /// `reference` resolved against `node`'s base, reusing a resolution this item already made.
+    private func resolved(_ reference: ImageReference, in node: FeedNode) -> ImageReference {
+        let memo = (node.base?.string ?? "") + "\u{0}" + reference.url
+        if let key = resolutions.keys[memo] {
+            var reference = reference
+            reference.resolve(to: key)
+            return reference
+        }
+        let resolved = node.resolved(reference)
+        if let key = resolved.resolvedKey { resolutions.keys[memo] = key }
+        return resolved
+    }
 
     /// The item's references, its photos numbered from `next`.
     func references(numberingFrom next: inout Int) -> [ImageReference] {
@@ -100,7 +126,7 @@ struct FeedItemReader {
                 }
             } else if node.isElement("enclosure", in: FeedScanner.rssNamespaces) {
                 url = node.attribute("url")
-            } else if node.isElement("enclosure", in: [FeedScanner.modEnclosure]) {
+            } else if node.isElement("enclosure", namespace: FeedScanner.modEnclosure) {
                 url = node.attribute("resource") ?? node.attribute("url")
                 type = type ?? node.attribute("type")
                 length = length ?? node.attribute("length")
@@ -112,22 +138,22 @@ struct FeedItemReader {
                 continue
             }
             result.append(
-                node.resolved(
+                resolved(
                     ImageReference(
                         url: raw, titleSource: .catalog,
                         declaredLength: length.flatMap { Int64($0.trimmingSpaces) }.flatMap { $0 > 0 ? $0 : nil },
-                        declaredType: type?.nonEmpty, size: RenditionSize(role: .full))))
+                        declaredType: type?.nonEmpty, size: RenditionSize(role: .full)), in: node))
         }
         return result
     }
 
     private func mediaContent(_ node: FeedNode, group: FeedNode?) -> ImageReference? {
         guard let raw = node.attribute("url")?.nonEmpty else { return nil }
-        var reference = node.resolved(
+        var reference = resolved(
             ImageReference(
                 url: raw, titleSource: .catalog,
                 declaredLength: node.integer("fileSize").map(Int64.init), declaredType: node.attribute("type")?.nonEmpty,
-                size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height"))))
+                size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height"))), in: node)
         let title = node.child("title", in: FeedScanner.mediaNamespaces) ?? group?.child("title", in: FeedScanner.mediaNamespaces)
         reference.title = title.flatMap { FeedScanner.plainText($0.text) }
         let description =
@@ -139,10 +165,10 @@ struct FeedItemReader {
 
     private func thumbnail(_ node: FeedNode) -> ImageReference? {
         guard let raw = node.attribute("url")?.nonEmpty else { return nil }
-        return node.resolved(
+        return resolved(
             ImageReference(
                 url: raw, titleSource: .catalog,
-                size: RenditionSize(role: .thumbnail, width: node.integer("width"), height: node.integer("height"))))
+                size: RenditionSize(role: .thumbnail, width: node.integer("width"), height: node.integer("height"))), in: node)
     }
 
     private func isImageMedia(_ node: FeedNode) -> Bool {
@@ -161,7 +187,7 @@ struct FeedItemReader {
             var fragment = PhotoSet()
             var byNumber: [Int: Int] = [:]
             for reference in scan.images where !reference.url.isEmpty {
-                let reference = node.resolved(reference)
+                let reference = resolved(reference, in: node)
                 if let number = reference.photo, let index = byNumber[number] {
                     fragment.add([reference], to: index)
                 } else if let index = fragment.add([reference]), let number = reference.photo {
@@ -182,11 +208,11 @@ struct FeedItemReader {
             return Self.atomHTML(node)
         }
         if node.isElement("description", in: FeedScanner.rssNamespaces)
-            || node.isElement("encoded", in: [FeedScanner.contentModule])
+            || node.isElement("encoded", namespace: FeedScanner.contentModule)
         {
             return node.text
         }
-        if node.isElement("body", in: [FeedScanner.xhtml]) { return node.childrenAsHTML }
+        if node.isElement("body", namespace: FeedScanner.xhtml) { return node.childrenAsHTML }
         return nil
     }
 

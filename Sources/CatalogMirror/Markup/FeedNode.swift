@@ -22,6 +22,11 @@ struct FeedNode {
         self.name == name && namespaces.contains(namespace)
     }
 
+    /// True when the element is `name` in `namespace` (no set built for one namespace).
+    func isElement(_ name: String, namespace: String?) -> Bool {
+        self.name == name && self.namespace == namespace
+    }
+
     /// The first child named `name` in one of `namespaces`.
     func child(_ name: String, in namespaces: Set<String?>) -> FeedNode? {
         children.first { $0.name == name && namespaces.contains($0.namespace) }
