@@ -95,7 +95,7 @@ struct PageReading {
             return
         }
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
-        guard type.isEmpty || type.contains("javascript") || type.contains("json") || type == "module" else { return }
+        guard type.isEmpty || type.includes("javascript") || type.includes("json") || type == "module" else { return }
         let text = node.rawText
         guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else { return }
         scriptBytes += text.utf8.count
@@ -224,7 +224,7 @@ struct PageReading {
     static func isDecorative(_ image: MarkupNode) -> Bool {
         guard let classes = image.attribute("class")?.lowercased() else { return false }
         return classes.split(whereSeparator: { $0.isWhitespace }).contains { token in
-            decorationWords.contains(where: token.contains)
+            decorationWords.contains(where: token.includes)
         }
     }
 
@@ -234,8 +234,8 @@ struct PageReading {
     /// (not the technical details some generators list beside it).
     static func isCaptionClass(_ classes: String) -> Bool {
         classes.lowercased().split(whereSeparator: { $0.isWhitespace }).contains { token in
-            (token.contains("caption") || token.contains("comment"))
-                && !["tech", "count", "exif", "meta", "form", "author", "link"].contains(where: token.contains)
+            (token.includes("caption") || token.includes("comment"))
+                && !["tech", "count", "exif", "meta", "form", "author", "link"].contains(where: token.includes)
         }
     }
 
@@ -414,7 +414,7 @@ struct PageReading {
         else { return false }
         if HTMLScanner.hasImageExtension(value) { return true }
         let words = attribute.dropFirst(5)
-        return imageWords.contains(where: words.contains) && (value.contains("/") || value.contains("?"))
+        return imageWords.contains(where: words.includes) && (value.includes("/") || value.includes("?"))
             && !value.lowercased().hasPrefix("javascript:")
     }
 
@@ -499,7 +499,7 @@ struct PageReading {
         if isStockText(text) { return nil }
         let lowered = text.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("/") { return nil }
-        if !text.contains(" "), text.contains("/") { return nil }
+        if !text.includes(" "), text.includes("/") { return nil }
         return String(text.prefix(maxLength))
     }
 }
