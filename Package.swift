@@ -109,8 +109,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // The gallery fixtures' generator scripts, run with python3 from the source tree.
-            exclude: ["Galleries/Scripts"]
+            // The gallery fixtures' generator scripts, run with python3 from the source tree, and
+            // the help-text snapshots, read from the source tree by HelpSnapshotTests.
+            exclude: ["Galleries/Scripts", "HelpSnapshots"]
         ),
     ]
 )

@@ -37,13 +37,16 @@ struct Binary {
         }
     }
 
-    /// Starts the binary with `arguments` in `directory`; output goes where the caller says.
+    /// Starts the binary with `arguments` in `directory`, with this process's environment plus
+    /// `environment`; output goes where the caller says.
     static func start(
-        _ arguments: [String], in directory: URL, stdout: Any = FileHandle.nullDevice, stderr: Any = FileHandle.nullDevice
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdout: Any = FileHandle.nullDevice,
+        stderr: Any = FileHandle.nullDevice
     ) throws -> Running {
         let process = Process()
         process.executableURL = try #require(url, "build the catalog-mirror executable first (swift build)")
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         process.currentDirectoryURL = directory
         process.standardOutput = stdout
         process.standardError = stderr
@@ -58,11 +61,12 @@ struct Binary {
         return Running(process: process, exited: exited.stream)
     }
 
-    /// Runs the binary with `arguments` in `directory`; standard error is a pipe, as under cron.
-    static func run(_ arguments: [String], in directory: URL) async throws -> Result {
+    /// Runs the binary with `arguments` in `directory` (environment as `start`); standard error
+    /// is a pipe, as under cron.
+    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws -> Result {
         let out = Pipe()
         let err = Pipe()
-        let running = try start(arguments, in: directory, stdout: out, stderr: err)
+        let running = try start(arguments, in: directory, environment: environment, stdout: out, stderr: err)
         async let stdout = readToEnd(out.fileHandleForReading)
         async let stderr = readToEnd(err.fileHandleForReading)
         let (o, e) = await (stdout, stderr)
