@@ -24,6 +24,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Print only errors.")
     var quiet = false
 
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
     func run() async throws {
         let layout = output.layout
         // The demo's source is on a new port every time, so its mirror is rebuilt from scratch;
@@ -48,13 +50,17 @@ struct DemoCommand: AsyncParsableCommand {
 
         let server = GalleryServer(catalog: .sample)
         let quiet = self.quiet
+        let (logger, logs) = (log.logger, log.isEnabled)
         let reportFile = report.map { URL(fileURLWithPath: $0) }
         let status: Int32 = try await server.run { url in
             if !quiet { printError("catalog-mirror: sample gallery serving at \(url.absoluteString)") }
             guard let source = CanonicalURL(url.absoluteString) else { return ExitStatus.sourceUnavailable }
             var configuration = MirrorConfiguration(source: source, output: layout.root)
             configuration.publish.itemsPerPage = 12
-            let outcome = await SyncRunner(quiet: quiet, reportFile: reportFile).run(configuration)
+            configuration.logger = logger
+            var runner = SyncRunner(quiet: quiet, reportFile: reportFile)
+            runner.logs = logs
+            let outcome = await runner.run(configuration)
             guard case .finished(let report) = outcome else { return outcome.exitStatus }
             // The sample's one JSON-error entry is expected to fail; anything else is a real failure.
             if report.failed == ["not-an-image": 1] {

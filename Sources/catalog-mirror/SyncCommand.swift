@@ -97,6 +97,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Print only errors.")
     var quiet = false
 
+    @OptionGroup(title: "Diagnostics") var log: LogOptions
+
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1 (got \(maxPages))") }
         if let maxDepth, maxDepth < 0 { throw ValidationError("--max-depth must be 0 or more (got \(maxDepth))") }
@@ -176,12 +178,14 @@ struct SyncCommand: AsyncParsableCommand {
             configuration = try settings.configuration(output: layout.root)
             try configuration.fetch.readNetworkSettings(settings, environment: ProcessInfo.processInfo.environment)
             configuration.dryRun = dryRun
+            configuration.logger = log.logger
         } catch {
             printError("catalog-mirror: error: \(error.message)")
             throw ExitCode(ExitStatus.usage)
         }
         for warning in settings.networkWarnings { printError("catalog-mirror: warning: \(warning)") }
-        let runner = SyncRunner(quiet: quiet, reportFile: report.map { URL(fileURLWithPath: $0) })
+        var runner = SyncRunner(quiet: quiet, reportFile: report.map { URL(fileURLWithPath: $0) })
+        runner.logs = log.isEnabled
         let outcome = await runner.run(configuration)
         if case .finished(let report) = outcome {
             if dryRun {

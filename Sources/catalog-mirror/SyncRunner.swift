@@ -10,6 +10,9 @@ struct SyncRunner {
     let quiet: Bool
     /// `--report FILE`.
     let reportFile: URL?
+    /// `--verbose` or `--debug`: the log lines take the place of the live progress line, which
+    /// would be drawn over them.
+    var logs = false
 
     enum Outcome {
         case finished(RunReport)
@@ -32,7 +35,7 @@ struct SyncRunner {
     func run(_ configuration: MirrorConfiguration) async -> Outcome {
         let progress = ProgressBoard()
         let engine = MirrorEngine(configuration: configuration, progress: progress)
-        let showProgress = !quiet && isatty(STDERR_FILENO) == 1
+        let showProgress = !quiet && !logs && isatty(STDERR_FILENO) == 1
         let startedAt = Date()
         let result: Result<RunReport, MirrorError> = await withTaskGroup(of: Event.self) { group in
             group.addTask {

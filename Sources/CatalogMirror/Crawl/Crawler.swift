@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 
 /// Crawls a gallery and emits every image reference it finds as a `Discovery`:
 ///
@@ -27,6 +28,8 @@ struct Crawler: Sendable {
     var robots: RobotsCache? = nil
     /// Where feeds are downloaded before they are read. Default: the system's temporary directory.
     var downloads: URL = FileManager.default.temporaryDirectory
+    /// Told at `info` of each document read, failed or refused, and what it held. Default: silent.
+    var logger: Logger = MirrorConfiguration.silentLogger
     /// Sitemaps read at most (an index may list many).
     static let maxSitemaps = 100
 
@@ -72,6 +75,7 @@ struct Crawler: Sendable {
                 let reading = try await feedReader.read(at: feed, number: number, emit: emit)
                 record(reading, number: number, summary: &summary)
             } catch {
+                logger.info("feed failed: \(error.message)")
                 summary.pageFailures.append(error.message)
             }
         }
@@ -87,6 +91,9 @@ struct Crawler: Sendable {
     }
 
     private func record(_ reading: FeedReader.Reading, number: Int, summary: inout CrawlSummary) {
+        logger.info(
+            "\(reading.kind) \(reading.url) read\(reading.sitemaps.isEmpty ? "" : ", \(reading.sitemaps.count) sitemaps listed")\(reading.unusable == 0 ? "" : ", \(reading.unusable) unreadable image URLs")"
+        )
         summary.documents[number] = .init(url: reading.url, kind: reading.kind)
         summary.feeds += 1
         summary.unusableReferences += reading.unusable
@@ -148,12 +155,16 @@ struct Crawler: Sendable {
         func commit(_ result: PageResult) async {
             switch result {
             case .failed(let message):
+                logger.info("page failed: \(message)")
                 summary.pageFailures.append(message)
             case .notPage:
                 summary.notPages += 1
             case .refused(let reason):
                 if reason == .robots { summary.robotsRefused += 1 } else { summary.refusals.outOfScope += 1 }
             case .read(let page, let url, let scan, let base, let bodyHash, let warnings):
+                logger.info(
+                    "page \(url) read (depth \(page.depth)): \(scan.images.count) image references, \(scan.links.count) links, \(scan.feeds.count) feeds"
+                )
                 summary.pages += 1
                 summary.warnings += warnings
                 progress.update { $0.pagesCrawled += 1 }
@@ -210,15 +221,24 @@ struct Crawler: Sendable {
 
     /// Fetches and parses one page (off the crawl loop, so pages parse in parallel).
     private func fetch(_ page: Frontier.Page) async -> PageResult {
-        if let refusal = await gate(page.url) { return .refused(refusal) }
+        if let refusal = await gate(page.url) {
+            logger.info("page \(page.url) not requested: \(refusal)")
+            return .refused(refusal)
+        }
         let document: FetchedDocument
         do {
             document = try await session.document(page.url, accept: Self.pageAccept, gate: gate, cache: cache, htmlOnly: true)
         } catch {
-            if error.reason == .unsupportedType { return .notPage }
+            if error.reason == .unsupportedType {
+                logger.info("link \(page.url) is not an HTML page; dropped")
+                return .notPage
+            }
             return .failed("page \(page.url): \(error.detail) (\(error.reason))")
         }
-        guard document.kind == .html else { return .notPage }
+        guard document.kind == .html else {
+            logger.info("link \(page.url) is not an HTML page; dropped")
+            return .notPage
+        }
         do {
             return try Self.read(document, page: page)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Everything one sync needs, as a value: built by the CLI from flags and saved settings, or by
 /// tests directly. Each stage gets its own nested part.
@@ -16,11 +17,20 @@ public struct MirrorConfiguration: Sendable {
     /// `--dry-run`: crawl, validate and revalidate (HEAD only), report what would change, write
     /// nothing. Default: false.
     public var dryRun: Bool = false
+    /// Where the stages say what they decided (`info`: pages read, keys and their verdicts,
+    /// each fetch's outcome) and what they sent (`debug`: every request with its status and
+    /// time). Default: `MirrorConfiguration.silentLogger`, which drops everything.
+    public var logger: Logger
+
+    /// A logger that drops every event: the default, so the library writes nothing anywhere
+    /// unless its user passes a logger of their own.
+    public static let silentLogger = Logger(label: "catalog-mirror") { _ in SwiftLogNoOpLogHandler() }
 
     public init(
         source: CanonicalURL, output: URL = URL(fileURLWithPath: "mirror"), crawl: CrawlConfiguration = .init(),
         validation: ValidationConfiguration = .init(), fetch: FetchConfiguration = .init(),
-        publish: PublishConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() }
+        publish: PublishConfiguration = .init(), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = MirrorConfiguration.silentLogger
     ) {
         self.source = source
         self.output = output
@@ -29,6 +39,7 @@ public struct MirrorConfiguration: Sendable {
         self.fetch = fetch
         self.publish = publish
         self.now = now
+        self.logger = logger
     }
 }
 

@@ -59,11 +59,12 @@ public struct MirrorEngine: Sendable {
         // Crawl-delay are then ignored. It is fetched through its own session (same pacing) so
         // pacing by Crawl-delay never waits on robots.txt itself.
         let politeness = Politeness(rate: configuration.fetch.rate, perHost: configuration.fetch.connectionsPerHost)
-        let robotsSession = HTTPSession(clients: clients, configuration: configuration.fetch, politeness: politeness)
+        let robotsSession = HTTPSession(
+            clients: clients, configuration: configuration.fetch, politeness: politeness, logger: configuration.logger)
         let robots = RobotsCache { url in await Self.fetchRobots(url, session: robotsSession, gate: scopeGate) }
         let session = HTTPSession(
             clients: clients, configuration: configuration.fetch, politeness: politeness,
-            crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil })
+            crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil }, logger: configuration.logger)
         let gate: RequestGate = { url in
             if let refusal = await scopeGate(url) { return refusal }
             if honourRobots, await !robots.allows(url) { return .robots }
@@ -95,6 +96,7 @@ public struct MirrorEngine: Sendable {
             progress: progress)
         crawler.cache = cache
         crawler.robots = robots
+        crawler.logger = configuration.logger
         crawler.downloads = dryRun ? FileManager.default.temporaryDirectory : layout.documents
 
         // Fetched before the store is opened: an unreachable source changes nothing.
@@ -277,6 +279,7 @@ public struct MirrorEngine: Sendable {
                     group.cancelAll()
                 case .download(let key, let outcome):
                     inFlight -= 1
+                    configuration.logger.outcome(outcome, for: key)
                     catalog[key]?.outcome = outcome
                     switch outcome {
                     case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy:
@@ -328,6 +331,7 @@ public struct MirrorEngine: Sendable {
                 let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
                 entry.see(discovery)
                 catalog[discovery.key] = entry
+                configuration.logger.verdict(verdict, for: discovery.key)
                 progress.update {
                     $0.keysFound += 1
                     if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -22,15 +23,20 @@ struct HTTPSession: Sendable {
     let crawlDelay: @Sendable (CanonicalURL) async -> Duration?
     /// Cuts off attempts past their deadline.
     let watchdog = DeadlineWatchdog()
+    /// Told of every request at `debug`: method, URL, status (or the error) and the time to
+    /// the response's head; and of every retry.
+    let logger: Logger
 
     init(
         clients: HTTPClients, configuration: FetchConfiguration, politeness: Politeness? = nil,
-        crawlDelay: @escaping @Sendable (CanonicalURL) async -> Duration? = { _ in nil }
+        crawlDelay: @escaping @Sendable (CanonicalURL) async -> Duration? = { _ in nil },
+        logger: Logger = MirrorConfiguration.silentLogger
     ) {
         self.clients = clients
         self.configuration = configuration
         self.politeness = politeness ?? Politeness(rate: configuration.rate, perHost: configuration.connectionsPerHost)
         self.crawlDelay = crawlDelay
+        self.logger = logger
     }
 
     /// A response whose status is 2xx (or 304 to a conditional request), with the URL it
@@ -85,6 +91,7 @@ struct HTTPSession: Sendable {
                 retryDelay = after ?? configuration.retry.backoff(afterAttempt: attempt)
             }
             guard attempt < configuration.retry.maxAttempts else { throw failure }
+            logger.debug("retrying \(url) in \(Self.seconds(retryDelay)) (attempt \(attempt + 1)): \(failure)")
             do {
                 try await Task.sleep(for: retryDelay)
             } catch {
@@ -173,12 +180,15 @@ struct HTTPSession: Sendable {
             }
             for (name, value) in extra { request.headers.add(name: name, value: value) }
             let response: HTTPClientResponse
+            let sentAt = ContinuousClock.now
             do {
                 response = try await clients.client(for: current).execute(request, deadline: until)
             } catch {
+                logger.debug("\(method.rawValue) \(current) failed after \(Self.seconds(sentAt.duration(to: .now))): \(error)")
                 throw await failure(error, url: current)
             }
             let status = Int(response.status.code)
+            logger.debug("\(method.rawValue) \(current) \(status) \(Self.seconds(sentAt.duration(to: .now)))")
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
                 await Self.discard(response)
                 guard let next = CanonicalURL(location, relativeTo: current) else {
@@ -218,6 +228,12 @@ struct HTTPSession: Sendable {
             if status >= 500 { throw .retryable(failure, after: nil) }
             throw .final(failure)
         }
+    }
+
+    /// `0.012 s`: a duration for the log.
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.3f s", Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     /// Reads and drops a small body so the connection can be reused; a large one is abandoned.

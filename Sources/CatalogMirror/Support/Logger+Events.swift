@@ -1,0 +1,26 @@
+import Logging
+
+/// The events the stages log, each one line: `info` for what a stage decided (`--verbose`),
+/// `debug` for every request (`--debug`). Kept together so the vocabulary of the log reads the
+/// same from stage to stage.
+extension Logger {
+    /// A key seen for the first time and the validator chain's verdict on it.
+    func verdict(_ verdict: Verdict, for key: CanonicalURL) {
+        switch verdict {
+        case .accepted: info("key \(key): accepted")
+        case .rejected(let reason): info("key \(key): rejected \(reason)")
+        case .duplicate: info("key \(key): duplicate")
+        }
+    }
+
+    /// How loading an accepted key ended.
+    func outcome(_ outcome: ImageLoader.Outcome, for key: CanonicalURL) {
+        switch outcome {
+        case .stored(let image, .network): info("image \(key): downloaded \(image.byteCount) bytes as \(image.path)")
+        case .stored(let image, .disk): info("image \(key): unchanged (\(image.path))")
+        case .failed(let failure): info("image \(key): failed \(failure.reason): \(failure.detail)")
+        case .storeFailed(let message): info("image \(key): not stored: \(message)")
+        case .probed: info("image \(key): new or changed (dry run: not downloaded)")
+        }
+    }
+}
