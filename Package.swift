@@ -91,7 +91,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogMirrorTests",
-            dependencies: ["CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
             resources: [.copy("Fixtures")]
         ),

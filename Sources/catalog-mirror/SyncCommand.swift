@@ -209,12 +209,13 @@ extension MirrorSettings {
     /// The engine configuration these settings describe, for the mirror at `output`.
     func configuration(output: URL) throws(SettingsError) -> MirrorConfiguration {
         guard let source = CanonicalURL(source), source.isWeb else {
-            throw SettingsError("the source \"\(self.source)\" is not an http or https URL")
+            throw SettingsError("the source \"\(self.source)\" is not an http or https URL (fix or delete the settings file)")
         }
         var configuration = MirrorConfiguration(source: source, output: output)
         if let feed {
             guard let url = CanonicalURL(feed), url.isWeb else {
-                throw SettingsError("the feed \"\(feed)\" is not an http or https URL")
+                throw SettingsError(
+                    "the feed \"\(feed)\" is not an http or https URL (fix the settings file, or give --feed URL)")
             }
             configuration.crawl.feed = url
         }

@@ -132,8 +132,8 @@ struct ScheduledSyncTests {
             await #expect {
                 _ = try await MirrorEngine(configuration: configuration).run()
             } throws: { error in
-                guard case .pruneGuard(let wouldDelete, let total, _) = error as? MirrorError else { return false }
-                return wouldDelete == 11 && total == 12 && (error as? MirrorError)?.exitStatus == 4
+                guard let error = error as? MirrorError, error.code == .pruneGuard else { return false }
+                return error.deletions?.wouldDelete == 11 && error.deletions?.previous == 12 && error.exitStatus == 4
             }
             #expect(try snapshot(output) == before)
             configuration.publish.maxDelete = DeleteLimit("11")!

@@ -13,13 +13,6 @@ public struct Discovery: Sendable {
     }
 }
 
-/// The source could not be crawled: the start page could not be fetched or read. The run stops
-/// and the mirror is left as it was (exit 3).
-public struct CrawlError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-}
-
 /// What the crawl read besides images: the documents, the links from photos to their pages,
 /// and what it saw but did not use.
 struct CrawlSummary: Sendable {

@@ -46,7 +46,7 @@ struct Crawler: Sendable {
         do {
             return try await session.document(source, accept: Self.pageAccept, gate: startGate, cache: cache)
         } catch {
-            throw CrawlError(message: "cannot crawl \(source): \(error.detail) (\(error.reason))")
+            throw CrawlError.startFailed(source, error)
         }
     }
 
@@ -62,7 +62,7 @@ struct Crawler: Sendable {
                 let reading = try await feedReader.read(start, number: 0, emit: emit)
                 record(reading, number: 0, summary: &summary)
             } catch {
-                throw CrawlError(message: error.message)
+                throw CrawlError.startUnreadable(error.message)
             }
         } else {
             let discovered = try await crawlPages(start: start, summary: &summary, emit: emit)
@@ -142,7 +142,7 @@ struct Crawler: Sendable {
         do {
             startResult = try Self.read(start, page: first)
         } catch {
-            throw CrawlError(message: "cannot read \(start.url) as HTML: \(error)")
+            throw CrawlError.startUnreadable("cannot read \(start.url) as HTML: \(error)")
         }
         startResult = await Self.addResources(to: startResult, from: resources)
         var feeds: [CanonicalURL] = []

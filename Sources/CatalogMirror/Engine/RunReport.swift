@@ -60,7 +60,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             downloaded: 0, memoryHits: progress.memoryHits, diskHits: progress.diskHits, bytesDownloaded: progress.bytes,
             rejected: [:], failed: [:], warnings: [], error: error.description)
         report.dryRun = configuration.dryRun
-        if case .pruneGuard(let wouldDelete, _, _) = error { report.removed = wouldDelete }
+        if let deletions = error.deletions { report.removed = deletions.wouldDelete }
         return report
     }
 
@@ -97,39 +97,4 @@ public struct RunReport: Codable, Sendable, Equatable {
 
     /// Pretty JSON with sorted keys and UTC dates.
     public func encoded() throws -> Data { try JSONCoding.encode(self) }
-}
-
-/// What stops a run before it finishes, mapped to SPEC's exit statuses by `exitStatus`.
-public enum MirrorError: Error, Sendable, CustomStringConvertible {
-    /// The source could not be crawled; the mirror is as it was (exit 3).
-    case sourceUnavailable(String)
-    /// The mirror directory could not be written (exit 1: nothing new is published).
-    case storage(String)
-    /// The run was cancelled (SIGINT/SIGTERM); the mirror is as it was (exit 130).
-    case cancelled
-    /// More items would be deleted than `--max-delete` allows; nothing was changed (exit 4).
-    case pruneGuard(wouldDelete: Int, of: Int, limit: DeleteLimit)
-    /// Another sync holds the mirror's lock (exit 75).
-    case locked(directory: String, pid: Int32?)
-
-    public var description: String {
-        switch self {
-        case .sourceUnavailable(let message), .storage(let message): message
-        case .cancelled: "cancelled; the mirror was left as it was"
-        case .pruneGuard(let wouldDelete, let total, let limit):
-            "this run would delete \(wouldDelete) of the \(total) images of the last run, more than --max-delete \(limit) allows; nothing was deleted (check the source, or raise --max-delete)"
-        case .locked(let directory, let pid):
-            "another sync is running on \(directory)" + (pid.map { " (PID \($0))" } ?? "") + "; try again when it has finished"
-        }
-    }
-
-    public var exitStatus: Int32 {
-        switch self {
-        case .sourceUnavailable: 3
-        case .storage: 1
-        case .cancelled: 130
-        case .pruneGuard: 4
-        case .locked: 75
-        }
-    }
 }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
+import NIOPosix
 
 /// Decides whether a URL may be requested at all; asked for the first URL and before every
 /// redirect hop, so no request ever leaves scope. Returns the rejection, or nil to allow.
@@ -288,7 +289,21 @@ struct HTTPSession: Sendable {
             }
         }
         if error is CancellationError { return FetchFailure(.networkError, "\(url): cancelled") }
-        return FetchFailure(.networkError, "\(url): \(error)")
+        return FetchFailure(.networkError, "\(url): \(plainWords(error) ?? "\(error)")")
+    }
+
+    /// The socket failures a user meets, in plain words: NIO's own descriptions name its
+    /// internals ("connection reset (error set): Connection refused (errno: 111)").
+    static func plainWords(_ error: any Error) -> String? {
+        if let connection = error as? NIOConnectionError {
+            if connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return "the host name \(connection.host) was not found"
+            }
+            return connection.connectionErrors.first.flatMap { plainWords($0.error) }
+        }
+        if let unknown = error as? SocketAddressError.UnknownHost { return "the host name \(unknown.host) was not found" }
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
+        return nil
     }
 
     /// `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 section 10.2.3).

@@ -24,19 +24,19 @@ enum AtomicFile {
         do {
             writer = try TemporaryFileWriter(in: temporaryDirectory)
         } catch {
-            throw PublishError("cannot write into \(temporaryDirectory.path): \(error)")
+            throw PublishError("cannot write into \(temporaryDirectory.path): \(error)\(PublishError.diskAdvice)")
         }
         do {
             try produce(writer)
             try writer.finish(flush: flush)
         } catch {
             writer.discard()
-            throw PublishError("cannot write \(destination.path): \(error)")
+            throw PublishError("cannot write \(destination.path): \(error)\(PublishError.diskAdvice)")
         }
         if rename(writer.url.path, destination.path) != 0 {
             let reason = String(cString: strerror(errno))
             writer.discard()
-            throw PublishError("cannot replace \(destination.path): \(reason)")
+            throw PublishError("cannot replace \(destination.path): \(reason)\(PublishError.diskAdvice)")
         }
     }
 

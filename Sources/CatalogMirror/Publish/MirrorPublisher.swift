@@ -85,7 +85,7 @@ struct MirrorPublisher {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw PublishError("cannot create \(folder.path): \(error.localizedDescription)")
+            throw PublishError("cannot create \(folder.path): \(error.localizedDescription)\(PublishError.diskAdvice)")
         }
         try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary, flush: false)
     }

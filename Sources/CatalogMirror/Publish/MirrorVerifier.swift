@@ -21,11 +21,14 @@ public enum MirrorVerifier {
         do {
             manifest = try Manifest.read(from: layout.manifest)
         } catch let error as StoreError {
-            throw Unreadable(description: "\(layout.manifest.path): \(error.message)")
+            throw Unreadable(description: "\(layout.manifest.path): \(error.message); run sync to rewrite it")
         } catch CocoaError.fileReadNoSuchFile {
-            throw Unreadable(description: "\(layout.manifest.path) does not exist; is \(layout.root.path) a mirror?")
+            throw Unreadable(
+                description:
+                    "\(layout.manifest.path) does not exist; is \(layout.root.path) a mirror? (name the mirror with --out DIR)")
         } catch {
-            throw Unreadable(description: "\(layout.manifest.path) is not a readable manifest: \(describe(error))")
+            throw Unreadable(
+                description: "\(layout.manifest.path) is not a readable manifest: \(describe(error)) (run sync to rewrite it)")
         }
         var problems: [String] = []
         for item in manifest.items {

@@ -34,7 +34,7 @@ public struct SiteTemplate: Sendable {
     public static func load(from directory: URL) throws(PublishError) -> SiteTemplate {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
-            throw PublishError("cannot read the template directory \(directory.path)")
+            throw PublishError("cannot read the template directory \(directory.path) (check the --template path)")
         }
         var files: [String: [UInt8]] = [:]
         let rootPath = directory.standardizedFileURL.path
@@ -42,7 +42,7 @@ public struct SiteTemplate: Sendable {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count)).drop { $0 == "/" }
             guard let data = fileManager.contents(atPath: url.path) else {
-                throw PublishError("cannot read the template file \(url.path)")
+                throw PublishError("cannot read the template file \(url.path) (check its permissions)")
             }
             files[String(relative)] = Array(data)
         }
@@ -51,13 +51,13 @@ public struct SiteTemplate: Sendable {
 
     init(files: [String: [UInt8]], origin: String) throws(PublishError) {
         guard let pageBytes = files["page.mustache"] else {
-            throw PublishError("\(origin) has no page.mustache")
+            throw PublishError("\(origin) has no page.mustache (copy site-template/ and edit it)")
         }
         pageSource = String(decoding: pageBytes, as: UTF8.self)
         do {
             page = try MustacheTemplate(string: pageSource)
         } catch {
-            throw PublishError("\(origin)/page.mustache is not a valid Mustache template: \(error)")
+            throw PublishError("\(origin)/page.mustache is not a valid Mustache template: \(error) (fix it, or drop --template)")
         }
         assets = files.filter { path, _ in
             path != "page.mustache" && !path.hasSuffix(".mustache")
@@ -68,7 +68,12 @@ public struct SiteTemplate: Sendable {
 
 /// A failure to render or write the site: what happened and to which file.
 public struct PublishError: Error, Sendable, CustomStringConvertible {
+    /// One line: what failed, on which file, and what to do.
     public let message: String
+    /// An error with this one-line `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// The fix for a write that failed, appended to its message.
+    static let diskAdvice = " (check the permissions and free space of the mirror directory, then run sync again)"
 }

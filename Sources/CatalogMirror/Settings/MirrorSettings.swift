@@ -137,9 +137,12 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     }
 }
 
-/// A settings file that exists but cannot be used (exit 2); nothing is changed.
+/// A settings file that exists but cannot be used, or a setting that cannot be (exit 2);
+/// nothing is changed.
 public struct SettingsError: Error, Sendable, CustomStringConvertible {
+    /// One line: what is wrong, in which file or option, and what to do.
     public let message: String
+    /// An error with this one-line `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -192,7 +195,8 @@ public enum SettingsStore {
             try FileManager.default.createDirectory(at: layout.temporary, withIntermediateDirectories: true)
             try AtomicFile.write(data, to: layout.settings, temporaryDirectory: layout.temporary)
         } catch {
-            throw SettingsError("cannot save the settings file \(layout.settings.path): \(error)")
+            throw SettingsError(
+                "cannot save the settings file \(layout.settings.path): \(error) (check the permissions of \(layout.state.path))")
         }
     }
 }
