@@ -155,7 +155,8 @@ struct SyncCommand: AsyncParsableCommand {
             printError("catalog-mirror: error: \(error.message)")
             throw ExitCode(ExitStatus.usage)
         }
-        let settings: MirrorSettings
+        let base: MirrorSettings
+        let given: MirrorSettings
         if let sourceURL {
             let source = try Self.webURL(sourceURL, option: "<source-url>").string
             if let saved, saved.source != source {
@@ -164,17 +165,19 @@ struct SyncCommand: AsyncParsableCommand {
                 )
                 throw ExitCode(ExitStatus.usage)
             }
-            settings = (saved ?? MirrorSettings(source: source)).overridden(by: givenSettings(source: source))
+            (base, given) = (saved ?? MirrorSettings(source: source), givenSettings(source: source))
         } else if let saved {
-            settings = saved.overridden(by: givenSettings(source: saved.source))
+            (base, given) = (saved, givenSettings(source: saved.source))
         } else {
             printError(
                 "catalog-mirror: error: no <source-url> given and \(layout.root.path) has no saved settings (\(layout.settings.path)); run 'catalog-mirror sync <source-url> --out \(output.out)' once"
             )
             throw ExitCode(ExitStatus.usage)
         }
+        let settings: MirrorSettings
         var configuration: MirrorConfiguration
         do {
+            settings = try base.overridden(by: given)
             configuration = try settings.configuration(output: layout.root)
             try configuration.fetch.readNetworkSettings(settings, environment: ProcessInfo.processInfo.environment)
             configuration.dryRun = dryRun

@@ -232,14 +232,42 @@ struct SettingsTests {
     }
 
     @Test("given options override saved ones; a given list replaces the saved list")
-    func overriding() {
+    func overriding() throws {
         var saved = MirrorSettings(source: "http://h/")
         saved.include = ["a", "b"]
         saved.maxPages = 5
         var given = MirrorSettings(source: "http://h/")
         given.include = ["c"]
-        let merged = saved.overridden(by: given)
+        given.netrc = true
+        given.noCheckCertificate = false
+        given.maxSize = 1 << 40
+        given.rate = 0.5
+        saved.netrc = false
+        saved.maxDelete = .count(3)
+        saved.crawlScope = .host
+        let merged = try saved.overridden(by: given)
         #expect(merged.include == ["c"])
         #expect(merged.maxPages == 5)
+        // Every kind of field survives the merge (it goes through the JSON encoding).
+        #expect(merged.netrc == true && merged.noCheckCertificate == false)
+        #expect(merged.maxSize == 1 << 40 && merged.rate == 0.5)
+        #expect(merged.maxDelete == .count(3) && merged.crawlScope == .host)
+        #expect(merged.version == MirrorSettings.currentVersion)
+        // A given empty list is a list given: it replaces the saved one.
+        given.include = []
+        #expect(try saved.overridden(by: given).include == [])
+    }
+
+    @Test("a file without a version still loads, and is saved with the current one")
+    func versionless() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+        try Data(#"{"source": "http://h/", "maxPages": 7}"#.utf8).write(to: layout.settings)
+        let loaded = try #require(try SettingsStore.load(layout))
+        #expect(loaded.maxPages == 7 && loaded.include == nil)
+        let merged = try loaded.overridden(by: MirrorSettings(source: "http://h/"))
+        #expect(merged.version == MirrorSettings.currentVersion && merged.maxPages == 7)
     }
 }

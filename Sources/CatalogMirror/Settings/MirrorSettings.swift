@@ -3,13 +3,18 @@ import Foundation
 /// The settings a mirror was made with, saved as `DIR/.catalog-mirror/settings.json` after each
 /// sync that exits 0 or 1, so the cron form (`catalog-mirror sync --out DIR`) needs no flags.
 ///
-/// Every field but `source` is optional: a missing key takes its default, so a file written by
-/// an older version, or trimmed by hand, still loads.
+/// Every field but `source` is optional, nil meaning "not given: the default": a missing key
+/// takes its default, so a file written by an older version, or trimmed by hand, still loads.
+/// Reading and writing are the synthesized `Codable` (optional fields are decoded if present and
+/// encoded only when set), and merging goes through the same encoding (`overridden(by:)`), so
+/// this field list is the one place a setting is declared for the file.
 public struct MirrorSettings: Codable, Sendable, Equatable {
     /// The schema version this build writes and reads.
     public static let currentVersion = 1
 
-    public var version: Int = MirrorSettings.currentVersion
+    /// The schema version the file was written with. Default: `currentVersion`; a file
+    /// without it reads as nil (version 1, the first).
+    public var version: Int? = MirrorSettings.currentVersion
     /// The source URL, canonical.
     public var source: String
     public var feed: String?
@@ -48,73 +53,24 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
 
     public init(source: String) { self.source = source }
 
-    private enum CodingKeys: String, CodingKey {
-        case version, source, feed, maxPages, concurrency, include, exclude, allowHost, maxSize, maxDelete, template
-        case ignoreRobots, rate, connectionsPerHost, maxDepth, crawlScope, variants
-        case caCertificate, noCheckCertificate, proxy, header, userAgent, cookies, netrc, speedLimit, speedTime
-    }
-
-    /// Every key but `source` may be missing (synthesized decoding would demand `version`).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? MirrorSettings.currentVersion
-        source = try container.decode(String.self, forKey: .source)
-        feed = try container.decodeIfPresent(String.self, forKey: .feed)
-        maxPages = try container.decodeIfPresent(Int.self, forKey: .maxPages)
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
-        include = try container.decodeIfPresent([String].self, forKey: .include)
-        exclude = try container.decodeIfPresent([String].self, forKey: .exclude)
-        allowHost = try container.decodeIfPresent([String].self, forKey: .allowHost)
-        maxSize = try container.decodeIfPresent(Int64.self, forKey: .maxSize)
-        maxDelete = try container.decodeIfPresent(DeleteLimit.self, forKey: .maxDelete)
-        template = try container.decodeIfPresent(String.self, forKey: .template)
-        ignoreRobots = try container.decodeIfPresent(Bool.self, forKey: .ignoreRobots)
-        rate = try container.decodeIfPresent(Double.self, forKey: .rate)
-        connectionsPerHost = try container.decodeIfPresent(Int.self, forKey: .connectionsPerHost)
-        maxDepth = try container.decodeIfPresent(Int.self, forKey: .maxDepth)
-        crawlScope = try container.decodeIfPresent(CrawlConfiguration.Scope.self, forKey: .crawlScope)
-        variants = try container.decodeIfPresent(CrawlConfiguration.Variants.self, forKey: .variants)
-        caCertificate = try container.decodeIfPresent(String.self, forKey: .caCertificate)
-        noCheckCertificate = try container.decodeIfPresent(Bool.self, forKey: .noCheckCertificate)
-        proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
-        header = try container.decodeIfPresent([String].self, forKey: .header)
-        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent)
-        cookies = try container.decodeIfPresent(String.self, forKey: .cookies)
-        netrc = try container.decodeIfPresent(Bool.self, forKey: .netrc)
-        speedLimit = try container.decodeIfPresent(Int.self, forKey: .speedLimit)
-        speedTime = try container.decodeIfPresent(Int.self, forKey: .speedTime)
-    }
-
     /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
     /// one; a given repeatable option replaces the whole saved list.
-    public func overridden(by other: MirrorSettings) -> MirrorSettings {
-        var merged = self
-        merged.source = other.source
-        merged.feed = other.feed ?? feed
-        merged.maxPages = other.maxPages ?? maxPages
-        merged.concurrency = other.concurrency ?? concurrency
-        merged.include = other.include ?? include
-        merged.exclude = other.exclude ?? exclude
-        merged.allowHost = other.allowHost ?? allowHost
-        merged.maxSize = other.maxSize ?? maxSize
-        merged.maxDelete = other.maxDelete ?? maxDelete
-        merged.template = other.template ?? template
-        merged.ignoreRobots = other.ignoreRobots ?? ignoreRobots
-        merged.rate = other.rate ?? rate
-        merged.connectionsPerHost = other.connectionsPerHost ?? connectionsPerHost
-        merged.maxDepth = other.maxDepth ?? maxDepth
-        merged.crawlScope = other.crawlScope ?? crawlScope
-        merged.variants = other.variants ?? variants
-        merged.caCertificate = other.caCertificate ?? caCertificate
-        merged.noCheckCertificate = other.noCheckCertificate ?? noCheckCertificate
-        merged.proxy = other.proxy ?? proxy
-        merged.header = other.header ?? header
-        merged.userAgent = other.userAgent ?? userAgent
-        merged.cookies = other.cookies ?? cookies
-        merged.netrc = other.netrc ?? netrc
-        merged.speedLimit = other.speedLimit ?? speedLimit
-        merged.speedTime = other.speedTime ?? speedTime
-        return merged
+    ///
+    /// Done on the encoded form, so the field list above is the only one: a field the command
+    /// line did not give is nil, and nil fields are left out of the JSON object, so every key
+    /// `other` has replaces `self`'s. A field added to this type is read, saved and merged with
+    /// no other change. Throws only for a value JSON cannot hold (a `rate` that is not finite).
+    public func overridden(by other: MirrorSettings) throws(SettingsError) -> MirrorSettings {
+        do {
+            let encoder = JSONEncoder()
+            guard let saved = try JSONSerialization.jsonObject(with: encoder.encode(self)) as? [String: Any],
+                let given = try JSONSerialization.jsonObject(with: encoder.encode(other)) as? [String: Any]
+            else { throw SettingsError("settings do not encode as a JSON object") }
+            let merged = saved.merging(given) { _, given in given }
+            return try JSONDecoder().decode(MirrorSettings.self, from: JSONSerialization.data(withJSONObject: merged))
+        } catch {
+            throw SettingsError("cannot combine the saved settings with the options given: \(error) (check the options)")
+        }
     }
 
     /// These settings as they may be written under DIR: inline credential headers
