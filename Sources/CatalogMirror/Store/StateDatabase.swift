@@ -13,6 +13,8 @@ import GRDB
 /// trusting its row.
 ///
 /// Runs only on `ImageDatabase` (through `DiskStorage`): every call is synchronous and short.
+/// Reads are single statements outside a transaction (`inDatabase`): GRDB's `read` wraps each
+/// in a savepoint and two `PRAGMA query_only` statements, five statements per lookup.
 struct StateDatabase: Sendable {
     /// The file name inside `.catalog-mirror/`.
     static let fileName = "state.sqlite"
@@ -122,7 +124,7 @@ struct StateDatabase: Sendable {
     /// The row of `key`, if there is one.
     func image(for key: CanonicalURL) throws(StoreError) -> StoredImage? {
         do {
-            return try queue.read { db in
+            return try queue.inDatabase { db in
                 try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key = ?"), arguments: [key.string]
                 ).flatMap(Self.decode)
@@ -135,7 +137,7 @@ struct StateDatabase: Sendable {
     /// True when a row other than `key`'s names the file `fileName`.
     func isTaken(_ fileName: String, byOtherThan key: CanonicalURL) throws(StoreError) -> Bool {
         do {
-            return try queue.read { db in
+            return try queue.inDatabase { db in
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM image WHERE fileName = ? AND key != ?)"),
                     arguments: [fileName, key.string]) ?? false
@@ -148,7 +150,7 @@ struct StateDatabase: Sendable {
     /// Every row whose file waits in `staged/`.
     func stagedImages() throws(StoreError) -> [StoredImage] {
         do {
-            return try queue.read { db in
+            return try queue.inDatabase { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NOT NULL")
                     .compactMap(Self.decode)
             }
@@ -212,7 +214,7 @@ struct StateDatabase: Sendable {
     /// Every row, in key order; for tests and inspection (a sync never loads the whole index).
     func allImages() throws(StoreError) -> [StoredImage] {
         do {
-            return try queue.read { db in
+            return try queue.inDatabase { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image ORDER BY key").compactMap(Self.decode)
             }
         } catch {
