@@ -30,6 +30,10 @@ import Foundation
     /// (a lost one costs one more conditional request, cheaper than a commit per image).
     private var confirmed: [CanonicalURL: StoredImage] = [:]
     private static let confirmationBatch = 256
+    /// Rows `lookup` just read, for the `confirm` or `stage` that follows it (a few per download
+    /// in flight; emptied when it grows past `recentLimit`).
+    private var recent: [CanonicalURL: StoredImage] = [:]
+    private static let recentLimit = 128
     private var hitCount = 0
     private let fileManager = FileManager.default
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
@@ -112,6 +116,7 @@ import Foundation
     /// The row of `key`, with a confirmation not yet written applied.
     private func record(_ key: CanonicalURL) throws(StoreError) -> StoredImage? {
         if let pending = confirmed[key] { return pending }
+        if let row = recent.removeValue(forKey: key) { return row }
         return try state().image(for: key)
     }
 
@@ -122,6 +127,8 @@ import Foundation
         guard let stored = try? record(key), FileSystem.size(atPath: path(of: stored)) == stored.byteCount else {
             return nil
         }
+        if recent.count >= Self.recentLimit { recent = [:] }
+        recent[key] = stored
         return stored
     }
 
@@ -141,6 +148,7 @@ import Foundation
     }
 
     private func commitConfirmation(_ stored: StoredImage) throws(StoreError) {
+        recent[stored.key] = nil
         if stored.isStaged {
             try state().save([stored])
         } else {
@@ -190,6 +198,7 @@ import Foundation
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName)
         // A pending confirmation of the old file must not overwrite this row later.
         confirmed[request.key] = nil
+        recent[request.key] = nil
         try state().save([stored])
         // A file an interrupted run had staged for this key is superseded.
         if let old = previous?.stagedName, old != stagedName { unlink(stagedPath + "/" + old) }
@@ -247,6 +256,7 @@ import Foundation
         // A failed write leaves extra rows behind, which is harmless: a lookup checks the file,
         // and the next run's setUp settles staged rows.
         try? flushConfirmations()
+        recent = [:]
         try? state().keepOnly(referenced)
         let names = Set(referenced.values)
         var deleted: [String] = []
@@ -272,6 +282,7 @@ import Foundation
             }
         }
         confirmed = [:]
+        recent = [:]
         try state().removeAll()
     }
 
