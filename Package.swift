@@ -93,7 +93,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogMirrorTests",
-            dependencies: ["CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
+                // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
             resources: [.copy("Fixtures")]
         ),
