@@ -241,7 +241,8 @@ final class PipelinedClient: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: limits.readTimeout))
-                    try channel.pipeline.syncOperations.addHandler(PipelineHandler(
+                    try channel.pipeline.syncOperations.addHandler(
+                        PipelineHandler(
                             bodyLimit: limits.bodyLimit, lowSpeed: limits.lowSpeed, deadline: limits.bodyDeadline))
                 }
             }
