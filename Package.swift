@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // libxml2 through pkg-config; only Sources/CatalogMirror/Markup imports it.
@@ -61,6 +62,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                // The store's index and journal (Sources/CatalogMirror/Store/StateDatabase.swift).
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The bundled sample gallery (a real Hummingbird server), used by `demo` and by tests.
@@ -93,7 +96,9 @@ let package = Package(
             name: "CatalogMirrorTests",
             dependencies: [
                 "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
             resources: [.copy("Fixtures")]

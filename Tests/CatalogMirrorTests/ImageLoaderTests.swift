@@ -150,34 +150,88 @@ struct ImageLoaderTests {
     }
 }
 
-@Suite("The store's journal")
-struct JournalTests {
-    @Test("a torn last line is ignored; complete records before it count")
-    func tornWrite() async throws {
+@Suite("The store's state")
+struct StoreStateTests {
+    /// A journal line exactly as versions before the state database wrote it (`JSONEncoder`,
+    /// sorted keys, slashes unescaped, absent optionals left out), after the newline that
+    /// started every line.
+    static func legacyLine(key: String, fileName: String, stagedName: String?, bytes: [UInt8], etag: String) -> String {
+        let staged = stagedName.map { ",\"staged\":true,\"stagedName\":\"\($0)\"" } ?? ",\"staged\":true"
+        return "\n{\"bytes\":\(bytes.count),\"contentType\":\"image/png\",\"etag\":\"\\\"\(etag)\\\"\","
+            + "\"fileName\":\"\(fileName)\",\"firstSeen\":\"2026-01-02T03:04:05Z\",\"key\":\"\(key)\","
+            + "\"lastChecked\":\"2026-01-02T03:04:05Z\",\"sha256\":\"\(sha256Hex(bytes))\"\(staged)}\n"
+    }
+
+    @Test("a mirror an older version wrote (manifest + JSON journal, torn last line) is taken in once")
+    func legacyStateMigrates() async throws {
+        // Given the state the JSON version left: one published image in the manifest, one
+        // verified download waiting in staged/, and half a line where a kill landed.
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let layout = MirrorLayout(root: directory.url)
-        try FileManager.default.createDirectory(at: layout.staged, withIntermediateDirectories: true)
+        for folder in [layout.images, layout.staged] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
         let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
-        try Data(png).write(to: layout.staged.appendingPathComponent("a-0123456789.png"))
-        var journal = StateJournal(url: layout.journal)
-        let record = StateJournal.Record(
-            key: "http://h/a.png", fileName: "a-0123456789.png", sha256: sha256Hex(png), bytes: Int64(png.count),
-            contentType: "image/png", etag: "\"1\"", lastModified: nil, firstSeen: Date(timeIntervalSince1970: 0),
-            lastChecked: Date(timeIntervalSince1970: 0), staged: true)
-        try journal.append(record)
-        journal.close()
-        // A kill mid-append leaves half a line.
-        let handle = try FileHandle(forWritingTo: layout.journal)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("\n{\"key\":\"http://h/b.png\",\"fileNa".utf8))
-        try handle.close()
-        #expect(StateJournal.replay(layout.journal) == [record])
+        let other = SampleImage.bundled.filter { $0.format == "png" }.dropFirst().first?.bytes ?? png + [0]
+        try Data(png).write(to: layout.images.appendingPathComponent("a-0123456789.png"))
+        let published = Manifest(
+            source: "http://h/", generatedAt: Date(timeIntervalSince1970: 0),
+            items: [
+                .init(
+                    key: "http://h/a.png", path: "images/a-0123456789.png", sha256: sha256Hex(png),
+                    bytes: Int64(png.count), contentType: "image/png", etag: "\"a\"",
+                    firstSeen: Date(timeIntervalSince1970: 0), lastChecked: Date(timeIntervalSince1970: 0))
+            ], rejected: [])
+        try published.encoded().write(to: layout.manifest)
+        try Data(other).write(to: layout.staged.appendingPathComponent("dl-1.part"))
+        let journal =
+            Self.legacyLine(key: "http://h/b.png", fileName: "b-abcdefabcd.png", stagedName: "dl-1.part", bytes: other, etag: "1")
+            + "\n{\"key\":\"http://h/c.png\",\"fileNa"
+        try Data(journal.utf8).write(to: layout.legacyJournal)
+        #expect(LegacyState.replay(layout.legacyJournal).map(\.key) == ["http://h/b.png"])
 
-        let storage = try await ImageDatabase.open(layout)
-        let stored = await storage.lookup(CanonicalURL("http://h/a.png")!)
-        #expect(stored?.isStaged == true && stored?.etag == "\"1\"")
+        // When the store opens it: both images are found, the journal is gone, the database is there.
+        var storage = try await ImageDatabase.open(layout)
+        let a = await storage.lookup(CanonicalURL("http://h/a.png")!)
+        #expect(a?.fileName == "a-0123456789.png" && a?.isStaged == false && a?.etag == "\"a\"")
+        let b = await storage.lookup(CanonicalURL("http://h/b.png")!)
+        #expect(b?.stagedName == "dl-1.part" && b?.etag == "\"1\"" && b?.fileName == "b-abcdefabcd.png")
+        #expect(b?.firstSeen == Timestamp.date("2026-01-02T03:04:05Z"))
+        #expect(await storage.lookup(CanonicalURL("http://h/c.png")!) == nil)
+        #expect(!FileManager.default.fileExists(atPath: layout.legacyJournal.path))
+        #expect(FileManager.default.fileExists(atPath: layout.database.path))
         await ImageDatabase.close(storage)
+
+        // Then the next open reads the database alone, even with the manifest gone.
+        try FileManager.default.removeItem(at: layout.manifest)
+        storage = try await ImageDatabase.open(layout)
+        #expect(await storage.lookup(CanonicalURL("http://h/a.png")!) == a)
+        #expect(await storage.lookup(CanonicalURL("http://h/b.png")!) == b)
+        try await storage.publish([CanonicalURL("http://h/b.png")!])
+        await ImageDatabase.close(storage)
+        let rows = try StateDatabase.open(layout, readOnly: true).allImages()
+        #expect(rows.map(\.key.string) == ["http://h/a.png", "http://h/b.png"])
+        #expect(rows.allSatisfy { !$0.isStaged })
+    }
+
+    @Test("a damaged state file is a one-line error naming it")
+    func damagedState() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+        try Data(repeating: 0x41, count: 4096).write(to: layout.database)
+        do {
+            _ = try await ImageDatabase.open(layout)
+            Issue.record("a damaged state file was opened")
+        } catch {
+            #expect(error.message.contains(layout.database.path))
+            #expect(!error.message.contains("\n"))
+        }
+        // The directory is free again for the next attempt.
+        try FileManager.default.removeItem(at: layout.database)
+        await ImageDatabase.close(try await ImageDatabase.open(layout))
     }
 
     @Test("a download is renamed once, from its staged name into images/, and re-hashed before a resume trusts it")
@@ -203,7 +257,7 @@ struct JournalTests {
         let staged = try FileManager.default.contentsOfDirectory(atPath: layout.staged.path)
         #expect(Set(staged) == Set(stored.compactMap(\.stagedName)))
         #expect(staged.allSatisfy { $0.hasSuffix(".part") })
-        #expect(Set(StateJournal.replay(layout.journal).compactMap(\.stagedName)) == Set(staged))
+        #expect(Set(try StateDatabase.open(layout, readOnly: true).allImages().compactMap(\.stagedName)) == Set(staged))
         await ImageDatabase.close(storage)
 
         // A power loss after the journal line but before the bytes: same size, other bytes.

@@ -115,16 +115,23 @@ public struct MirrorEngine: Sendable {
             removeCreated()
             throw .storage(error.message)
         }
+        // Loads in flight: with the pipelined client, each connection carries up to its depth.
+        let pipelined =
+            clients.pipelined != nil && !dryRun && source.scheme == "http" && clients.routes.proxy(for: source) == nil
+        let window = Self.window(configuration.fetch, pipelined: pipelined)
         let imageSource: any ImageSource =
             dryRun
             ? ProbeImageSource(
                 session: session, gate: gate, maxSize: configuration.validation.maxSize,
                 storedSizes: { key in await storage.lookup(key)?.byteCount })
-            : HTTPImageSource(session: session, gate: gate, maxSize: configuration.validation.maxSize)
+            : HTTPImageSource(
+                session: session, gate: gate, maxSize: configuration.validation.maxSize,
+                slots: window > configuration.fetch.concurrency ? TransferSlots(limit: configuration.fetch.concurrency) : nil)
         let loader = ImageLoader(storage: storage, source: imageSource, now: configuration.now)
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
-        let collected = await collect(crawler: crawler, start: start, chain: chain, loader: loader, storage: storage)
+        let collected = await collect(
+            crawler: crawler, start: start, chain: chain, loader: loader, storage: storage, window: window)
         await loader.finishStreams()
         let fetchedAt = Date()
 
@@ -229,10 +236,11 @@ public struct MirrorEngine: Sendable {
 
     /// Crawls, validates and loads; returns the catalog of every key seen.
     private func collect(
-        crawler: Crawler, start: FetchedDocument, chain: any ValidationHandler, loader: ImageLoader, storage: DiskStorage
+        crawler: Crawler, start: FetchedDocument, chain: any ValidationHandler, loader: ImageLoader, storage: DiskStorage,
+        window: Int
     ) async -> Result<([CanonicalURL: CatalogEntry], CrawlSummary), MirrorError> {
         let channel = AsyncChannel<Discovery>()
-        let concurrency = max(1, configuration.fetch.concurrency)
+        let concurrency = window
         let progress = self.progress
         return await withTaskGroup(of: Completion.self) { group in
             group.addTask {
@@ -406,6 +414,15 @@ public struct MirrorEngine: Sendable {
             }
         }
         return chosen.sorted { $0.key < $1.key }
+    }
+
+    /// Loads the engine keeps in flight: `--concurrency`, times the pipeline depth when image
+    /// GETs to a plain-HTTP source can be pipelined (no `--rate`: pacing needs one request at a
+    /// time). Capped at 256 so memory stays flat.
+    static func window(_ fetch: FetchConfiguration, pipelined: Bool) -> Int {
+        let concurrency = max(1, fetch.concurrency)
+        guard pipelined, fetch.rate == nil, fetch.pipelineDepth > 1 else { return concurrency }
+        return min(256, concurrency * fetch.pipelineDepth)
     }
 
     /// robots.txt of an origin: 2xx is parsed; 4xx (and redirects out of scope) allow all;

@@ -5,6 +5,11 @@ public struct FetchConfiguration: Sendable {
     public var userAgent: String = "catalog-mirror/\(CatalogMirrorVersion.current)"
     /// Downloads in flight at once (`--concurrency`). Default: 8.
     public var concurrency: Int = 8
+    /// Image requests pipelined on one keep-alive HTTP/1.1 connection to a plain-HTTP origin
+    /// (`PipelinedClient`); 1 turns pipelining off. Default: 16. The requests in flight are
+    /// then up to `concurrency` connections × this depth; async-http-client's path (HTTPS,
+    /// proxies, `--rate`, `Crawl-delay`) keeps `concurrency`.
+    public var pipelineDepth: Int = 16
     /// Time allowed to open a connection. Default: 10 s.
     public var connectTimeout: Duration = .seconds(10)
     /// Longest silence while reading a response before it counts as a timeout. Default: 30 s.

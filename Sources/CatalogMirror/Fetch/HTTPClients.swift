@@ -7,6 +7,8 @@ struct HTTPClients: Sendable {
     private let direct: HTTPClient
     private let proxied: [ProxyServer: HTTPClient]
     let routes: ProxyRoutes
+    /// Image GETs to plain-HTTP origins, pipelined; nil when pipelining is off.
+    let pipelined: PipelinedClient?
 
     /// The client that reaches `url` by its route.
     func client(for url: CanonicalURL) -> HTTPClient {
@@ -36,8 +38,18 @@ struct HTTPClients: Sendable {
             proxyConfig.proxy = proxy.clientProxy
             proxied[proxy] = HTTPClient(eventLoopGroupProvider: .singleton, configuration: proxyConfig)
         }
-        let clients = HTTPClients(direct: direct, proxied: proxied, routes: configuration.proxy)
+        let pipelined =
+            configuration.pipelineDepth > 1
+            ? PipelinedClient(
+                limits: .init(
+                    connections: max(1, min(configuration.concurrency, configuration.connectionsPerHost)),
+                    depth: configuration.pipelineDepth, connectTimeout: TimeAmount(configuration.connectTimeout),
+                    readTimeout: TimeAmount(configuration.readTimeout), lowSpeed: configuration.lowSpeed,
+                    bodyDeadline: TimeAmount(configuration.imageDeadline)))
+            : nil
+        let clients = HTTPClients(direct: direct, proxied: proxied, routes: configuration.proxy, pipelined: pipelined)
         func shutdown() async {
+            await pipelined?.shutdown()
             try? await direct.shutdown()
             for client in proxied.values { try? await client.shutdown() }
         }

@@ -62,7 +62,8 @@ struct HTTPSession: Sendable {
     }
 
     /// Sends GET (or `method`) `url`, follows redirects, retries, and hands a 2xx response to
-    /// `consume`, which reads the body. `consume` may be called once per attempt.
+    /// `consume`, which reads the body. `consume` may be called once per attempt. `earlier`:
+    /// how a first attempt made by other means ended; the retries continue from it.
     func get<T: Sendable>(
         _ url: CanonicalURL,
         method: HTTPMethod = .GET,
@@ -70,9 +71,25 @@ struct HTTPSession: Sendable {
         deadline: Duration,
         gate: @escaping RequestGate,
         clock: TransferClock? = nil,
+        after earlier: Attempt? = nil,
         consume: @escaping @Sendable (Success) async throws(BodyError) -> T
     ) async throws(FetchFailure) -> T {
         var attempt = 0
+        // The first attempt was made elsewhere (the pipelined client) and ended this way.
+        switch earlier {
+        case .none:
+            break
+        case .final(let final):
+            throw final
+        case .retryable(let failure, let after):
+            attempt = 1
+            guard attempt < configuration.retry.maxAttempts else { throw failure }
+            do {
+                try await Task.sleep(for: after ?? configuration.retry.backoff(afterAttempt: attempt))
+            } catch {
+                throw FetchFailure(.networkError, "cancelled")
+            }
+        }
         while true {
             attempt += 1
             // The host's slot is held for the whole attempt, body included.
@@ -156,7 +173,7 @@ struct HTTPSession: Sendable {
     }
 
     /// How one attempt ended when it did not produce a 2xx response.
-    private enum Attempt: Error {
+    enum Attempt: Error {
         case final(FetchFailure)
         case retryable(FetchFailure, after: Duration?)
     }
@@ -173,13 +190,7 @@ struct HTTPSession: Sendable {
             var request = HTTPClientRequest(url: current.string)
             request.method = method
             // Recomputed on every hop: credentials belong to their host, never to a redirect's target.
-            let extra = configuration.identity.fields(for: current)
-            for (name, value) in [("User-Agent", configuration.userAgent)] + headers {
-                if !extra.contains(where: { $0.0.lowercased() == name.lowercased() }) {
-                    request.headers.add(name: name, value: value)
-                }
-            }
-            for (name, value) in extra { request.headers.add(name: name, value: value) }
+            for (name, value) in requestHeaders(for: current, headers) { request.headers.add(name: name, value: value) }
             let response: HTTPClientResponse
             let sentAt = ContinuousClock.now
             do {
@@ -220,14 +231,7 @@ struct HTTPSession: Sendable {
                 return Success(response: response, url: current, meter: meter, inflationLimit: configuration.maxDocumentBytes)
             }
             await Self.discard(response)
-            let failure = FetchFailure(.http(status), "\(current) answered \(status) \(response.status.reasonPhrase)")
-            if status == 429 || status == 503 {
-                let after = response.headers.first(name: "retry-after").flatMap(Self.parseRetryAfter)
-                if let after, after > configuration.retry.maxRetryAfter { throw .final(failure) }
-                throw .retryable(failure, after: after)
-            }
-            if status >= 500 { throw .retryable(failure, after: nil) }
-            throw .final(failure)
+            throw refusal(response.status, headers: response.headers, url: current)
         }
     }
 
@@ -235,6 +239,34 @@ struct HTTPSession: Sendable {
     static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         return String(format: "%.3f s", Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    /// How a response that is neither 2xx, 304 nor a redirect ends an attempt: 429 and 503 are
+    /// retried after their `Retry-After` (final beyond the cap), other 5xx after the backoff,
+    /// anything else is final; the reason is `http-<status>`.
+    func refusal(_ status: HTTPResponseStatus, headers: HTTPHeaders, url: CanonicalURL) -> Attempt {
+        let code = Int(status.code)
+        let failure = FetchFailure(.http(code), "\(url) answered \(code) \(status.reasonPhrase)")
+        if code == 429 || code == 503 {
+            let after = headers.first(name: "retry-after").flatMap(Self.parseRetryAfter)
+            if let after, after > configuration.retry.maxRetryAfter { return .final(failure) }
+            return .retryable(failure, after: after)
+        }
+        if code >= 500 { return .retryable(failure, after: nil) }
+        return .final(failure)
+    }
+
+    /// The header fields of a request for `url`: the User-Agent and `headers`, then the
+    /// identity's fields for that host (`--header`, cookies, credentials), which win over a
+    /// field of the same name.
+    func requestHeaders(for url: CanonicalURL, _ headers: [(String, String)]) -> [(String, String)] {
+        let extra = configuration.identity.fields(for: url)
+        var fields: [(String, String)] = []
+        for (name, value) in [("User-Agent", configuration.userAgent)] + headers
+        where !extra.contains(where: { $0.0.lowercased() == name.lowercased() }) {
+            fields.append((name, value))
+        }
+        return fields + extra
     }
 
     /// Reads and drops a small body so the connection can be reused; a large one is abandoned.

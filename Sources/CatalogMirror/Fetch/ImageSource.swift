@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// The cache validators of a stored response (RFC 9110 section 8.8).
 public struct Validators: Sendable, Equatable, Codable {
@@ -86,6 +87,9 @@ struct HTTPImageSource: ImageSource {
     let gate: RequestGate
     /// `--max-size` in bytes, or nil.
     let maxSize: Int64?
+    /// Bounds the transfers through async-http-client to `--concurrency` when the engine keeps
+    /// more loads in flight for the pipelined client; nil when it does not.
+    var slots: TransferSlots? = nil
 
     func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
         let headers =
@@ -94,9 +98,26 @@ struct HTTPImageSource: ImageSource {
                 // Images are already compressed; identity keeps Content-Length comparable to the body.
                 ("Accept-Encoding", "identity"),
             ] + (request.validators?.conditionalHeaders ?? [])
+        var earlier: HTTPSession.Attempt?
+        switch await pipelined(request, headers: headers, into: directory) {
+        case .answered(let result): return result
+        case .retry(let attempt): earlier = attempt
+        case .fallback: break
+        }
+        if let slots {
+            return await slots.withSlot { [earlier] in await full(request, headers: headers, after: earlier, into: directory) }
+        }
+        return await full(request, headers: headers, after: earlier, into: directory)
+    }
+
+    /// Through async-http-client: redirects, retries, deadlines and named failures. `earlier`:
+    /// how the pipelined attempt ended, when it is to be retried.
+    private func full(
+        _ request: ImageRequest, headers: [(String, String)], after earlier: HTTPSession.Attempt?, into directory: URL
+    ) async -> Result<Download, FetchFailure> {
         do {
             let download = try await session.get(
-                request.key, headers: headers, deadline: session.configuration.imageDeadline, gate: gate
+                request.key, headers: headers, deadline: session.configuration.imageDeadline, gate: gate, after: earlier
             ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download in
                 if success.response.status.code == 304 {
                     let headers = success.response.headers
@@ -116,57 +137,161 @@ struct HTTPImageSource: ImageSource {
     private func receive(
         _ success: HTTPSession.Success, key: CanonicalURL, into directory: URL
     ) async throws(HTTPSession.BodyError) -> DownloadedFile {
-        let headers = success.response.headers
-        let identity = (headers.first(name: "content-encoding") ?? "identity").lowercased() == "identity"
-        let declared = identity ? headers.first(name: "content-length").flatMap { Int64($0.trimmingSpaces) } : nil
-        if let maxSize, let declared, declared > maxSize {
-            throw .fatal(FetchFailure(.tooLarge, "\(key) is \(declared) bytes, over --max-size \(maxSize)"))
-        }
-        let writer: TemporaryFileWriter
+        var body = try ReceivedBody(headers: success.response.headers, key: key, maxSize: maxSize, into: directory)
+        defer { body.discard() }
         do {
-            writer = try TemporaryFileWriter(in: directory)
-        } catch {
-            throw .fatal(FetchFailure(.networkError, "cannot write into \(directory.path): \(error)"))
-        }
-        var keep = false
-        defer { if !keep { writer.discard() } }
-        var hasher = SHA256()
-        var count: Int64 = 0
-        var head: [UInt8] = []
-        var tail: [UInt8] = []
-        do {
-            for try await buffer in success.body {
-                count += Int64(buffer.readableBytes)
-                if let maxSize, count > maxSize {
-                    throw HTTPSession.BodyError.fatal(FetchFailure(.tooLarge, "\(key) grew past --max-size \(maxSize) bytes"))
-                }
-                try buffer.withUnsafeReadableBytes { raw in
-                    hasher.update(bufferPointer: raw)
-                    if head.count < ContentInspector.headLength {
-                        head.append(
-                            contentsOf: UnsafeRawBufferPointer(rebasing: raw.prefix(ContentInspector.headLength - head.count)))
-                    }
-                    // The last `tailLength` bytes so far, without walking the whole buffer.
-                    let keep = min(raw.count, ContentInspector.tailLength)
-                    let overflow = tail.count + keep - ContentInspector.tailLength
-                    if overflow > 0 { tail.removeFirst(overflow) }
-                    tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(raw.count - keep)...]))
-                    try writer.write(raw)
-                }
-            }
+            for try await buffer in success.body { try body.take(buffer) }
         } catch let error as HTTPSession.BodyError {
             throw error
-        } catch let error as TemporaryFileWriter.WriteError {
-            throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
         } catch {
             let failure = HTTPSession.classify(error, url: key)
             throw .interrupted(
                 failure.reason == .timeout ? failure : FetchFailure(.truncated, "\(key): the body ended early (\(error))"))
         }
+        return try body.finish()
+    }
+
+    /// How the pipelined client's attempt ended.
+    private enum PipelinedOutcome {
+        /// Decided: a 304, a checked download, or a final failure.
+        case answered(Result<Download, FetchFailure>)
+        /// A status worth retrying (5xx, 429/503): the full client retries after the delay.
+        case retry(HTTPSession.Attempt)
+        /// Not handled here (not eligible, a redirect, a large or encoded body, a lost
+        /// connection): the full client asks.
+        case fallback
+    }
+
+    /// The plain cases through the pipelined client, decided as the full client decides them.
+    private func pipelined(
+        _ request: ImageRequest, headers: [(String, String)], into directory: URL
+    ) async -> PipelinedOutcome {
+        let key = request.key
+        guard let client = session.clients.pipelined, key.scheme == "http", session.configuration.rate == nil,
+            session.clients.routes.proxy(for: key) == nil, await session.crawlDelay(key) == nil
+        else { return .fallback }
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: key.port.map { "\(key.host):\($0)" } ?? key.host)
+        for (name, value) in session.requestHeaders(for: key, headers) { fields.add(name: name, value: value) }
+        let host = key.host.hasPrefix("[") ? String(key.host.dropFirst().dropLast()) : key.host
+        let answer = await client.get(
+            host: host, port: key.port ?? 80, target: key.pathAndQuery, headers: fields,
+            conditional: request.validators != nil)
+        let head: HTTPResponseHead
+        let buffer: ByteBuffer
+        switch answer {
+        case .response(let responseHead, let body): (head, buffer) = (responseHead, body)
+        case .fallback: return .fallback
+        case .timedOut(let stalled):
+            // Final, as in the full client: the deadline and the speed limit are per item.
+            let limit = session.configuration.lowSpeed
+            return .answered(
+                .failure(
+                    FetchFailure(
+                        .timeout,
+                        stalled
+                            ? "\(key) was slower than \(limit.bytesPerSecond) bytes/s for \(limit.duration) (--speed-limit, --speed-time)"
+                            : "\(key) did not finish within \(session.configuration.imageDeadline)")))
+        }
+        switch head.status.code {
+        case 200:
+            do throws(HTTPSession.BodyError) {
+                var body = try ReceivedBody(headers: head.headers, key: key, maxSize: maxSize, into: directory)
+                defer { body.discard() }
+                try body.take(buffer)
+                return .answered(.success(.file(try body.finish())))
+            } catch {
+                switch error {
+                case .fatal(let failure): return .answered(.failure(failure))
+                case .interrupted(let failure): return .retry(.retryable(failure, after: nil))
+                }
+            }
+        case 304 where request.validators != nil:
+            return .answered(
+                .success(
+                    .notModified(
+                        Validators(
+                            etag: head.headers.first(name: "etag") ?? request.validators?.etag,
+                            lastModified: head.headers.first(name: "last-modified") ?? request.validators?.lastModified))))
+        case 400..<600:
+            switch session.refusal(head.status, headers: head.headers, url: key) {
+            case .final(let failure): return .answered(.failure(failure))
+            case let retryable: return .retry(retryable)
+            }
+        default:
+            // Redirects (their targets pass the gate there), other 2xx, a 304 nobody asked for.
+            return .fallback
+        }
+    }
+}
+
+/// A response body being received: written to a new file in the download directory while it is
+/// hashed, `--max-size` enforced, its first and last bytes kept for `ContentInspector`; at the
+/// end the declared length and the format are checked before the file is handed on.
+struct ReceivedBody {
+    private let key: CanonicalURL
+    private let maxSize: Int64?
+    private let declared: Int64?
+    private let etag: String?
+    private let lastModified: String?
+    private let writer: TemporaryFileWriter
+    private var kept = false
+    private var hasher = SHA256()
+    private var count: Int64 = 0
+    private var head: [UInt8] = []
+    private var tail: [UInt8] = []
+
+    init(headers: HTTPHeaders, key: CanonicalURL, maxSize: Int64?, into directory: URL) throws(HTTPSession.BodyError) {
+        let identity = (headers.first(name: "content-encoding") ?? "identity").lowercased() == "identity"
+        let declared = identity ? headers.first(name: "content-length").flatMap { Int64($0.trimmingSpaces) } : nil
+        if let maxSize, let declared, declared > maxSize {
+            throw .fatal(FetchFailure(.tooLarge, "\(key) is \(declared) bytes, over --max-size \(maxSize)"))
+        }
+        do {
+            writer = try TemporaryFileWriter(in: directory)
+        } catch {
+            throw .fatal(FetchFailure(.networkError, "cannot write into \(directory.path): \(error)"))
+        }
+        self.key = key
+        self.maxSize = maxSize
+        self.declared = declared
+        etag = headers.first(name: "etag")
+        lastModified = headers.first(name: "last-modified")
+    }
+
+    /// Adds the next part of the body.
+    mutating func take(_ buffer: ByteBuffer) throws(HTTPSession.BodyError) {
+        count += Int64(buffer.readableBytes)
+        if let maxSize, count > maxSize {
+            throw .fatal(FetchFailure(.tooLarge, "\(key) grew past --max-size \(maxSize) bytes"))
+        }
+        let failed: (any Error)? = buffer.withUnsafeReadableBytes { raw in
+            hasher.update(bufferPointer: raw)
+            if head.count < ContentInspector.headLength {
+                head.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw.prefix(ContentInspector.headLength - head.count)))
+            }
+            // The last `tailLength` bytes so far, without walking the whole buffer.
+            let keep = min(raw.count, ContentInspector.tailLength)
+            let overflow = tail.count + keep - ContentInspector.tailLength
+            if overflow > 0 { tail.removeFirst(overflow) }
+            tail.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(raw.count - keep)...]))
+            do {
+                try writer.write(raw)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failed { throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(failed)")) }
+    }
+
+    /// Checks the whole body (declared length, format) and closes its file, which is kept.
+    mutating func finish() throws(HTTPSession.BodyError) -> DownloadedFile {
         if let declared, declared != count {
             throw .interrupted(FetchFailure(.truncated, "\(key) declared \(declared) bytes but sent \(count)"))
         }
         let format: ImageFormat
+        let writer = self.writer
         switch ContentInspector.inspect(head: head, tail: tail, length: count, read: { writer.read(at: $0, count: $1) }) {
         case .success(let detected): format = detected
         case .failure(let failure): throw .fatal(FetchFailure(failure.reason, "\(key): \(failure.detail)"))
@@ -177,10 +302,14 @@ struct HTTPImageSource: ImageSource {
         } catch {
             throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
         }
-        keep = true
-        let digest = hasher.finalize().hexString
+        kept = true
         return DownloadedFile(
-            temporaryURL: writer.url, sha256: digest, byteCount: count, format: format,
-            etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"))
+            temporaryURL: writer.url, sha256: hasher.finalize().hexString, byteCount: count, format: format,
+            etag: etag, lastModified: lastModified)
+    }
+
+    /// Removes the file unless `finish` succeeded.
+    func discard() {
+        if !kept { writer.discard() }
     }
 }

@@ -4,14 +4,14 @@ import Foundation
 ///
 /// The whole class runs on `ImageDatabase`, so the index and the names can never race. Bytes
 /// never pass through here: downloads arrive as checked files in `staged/` and are renamed once,
-/// into `images/`, when the run publishes. Every change to the index is committed to the
-/// `StateJournal` before it is acted on, so a run killed at any point can be resumed without
-/// downloading again what was stored and verified.
+/// into `images/`, when the run publishes. The index is the `StateDatabase`, read a row at a time
+/// when a key is looked up; every staged download is committed to it before it is acted on, so a
+/// run killed at any point can be resumed without downloading again what was stored and verified.
 ///
-/// Durability is batched: neither the downloads nor the journal lines are flushed one by one.
-/// A killed process loses nothing (the kernel still holds the written pages); against a power
-/// loss, `publish` flushes the file system once before the first file becomes visible, and a
-/// resumed run re-hashes every journaled file before trusting it.
+/// Durability is batched: neither the downloads nor the database's commits are flushed one by
+/// one. A killed process loses nothing (the kernel still holds the written pages); against a
+/// power loss, `publish` flushes the file system once before the first file becomes visible, and
+/// a resumed run re-hashes every staged file before trusting it.
 @ImageDatabase public final class DiskStorage {
     /// Where the mirror lives.
     public nonisolated let layout: MirrorLayout
@@ -23,20 +23,27 @@ import Foundation
 
     /// The manifest of the last successful run, if there is a readable one.
     public private(set) var previousManifest: Manifest?
-    private var index: [CanonicalURL: StoredImage] = [:]
-    /// File name → the key that owns it, over published and staged files.
-    private var owners: [String: CanonicalURL] = [:]
-    private var journal: StateJournal
+    private let stateDatabase: StateDatabase
+    /// Set by `close()`: the database is closed, and a call after that is refused, not a crash.
+    private var isClosed = false
+    /// Confirmations of published images not yet written to `state`: written a batch at a time
+    /// (a lost one costs one more conditional request, cheaper than a commit per image).
+    private var confirmed: [CanonicalURL: StoredImage] = [:]
+    private static let confirmationBatch = 256
+    /// Rows `lookup` just read, for the `confirm` or `stage` that follows it (a few per download
+    /// in flight; emptied when it grows past `recentLimit`).
+    private var recent: [CanonicalURL: StoredImage] = [:]
+    private static let recentLimit = 128
     private var hitCount = 0
     private let fileManager = FileManager.default
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private nonisolated let imagesPath: String
     private nonisolated let stagedPath: String
 
-    nonisolated init(layout: MirrorLayout, readOnly: Bool = false) {
+    nonisolated init(layout: MirrorLayout, readOnly: Bool = false, state: StateDatabase) {
         self.layout = layout
         self.readOnly = readOnly
-        self.journal = StateJournal(url: layout.journal)
+        self.stateDatabase = state
         imagesPath = layout.images.path
         stagedPath = layout.staged.path
         (diskHits, diskHitsContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
@@ -46,95 +53,114 @@ import Foundation
     /// until `publish` renames it into `images/`.
     public nonisolated var downloadDirectory: URL { layout.staged }
 
-    /// Builds the index, before anything else runs: the previous manifest's items whose files
-    /// are in `images/` with their recorded size, then the journal's records (newer) whose files
-    /// are where the record says or already in `images/`, with the recorded bytes. Leftovers of
-    /// an interrupted run are removed: files in `tmp/` and staged files no record vouches for.
-    public func setUp() throws(StoreError) {
-        if !readOnly {
-            for directory in [layout.root, layout.images, layout.state, layout.temporary, layout.staged] {
-                do {
-                    try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-                } catch {
-                    throw StoreError.io("create", directory.path, error)
-                }
+    /// Creates the mirror's directories (unless `readOnly`) and empties `tmp/`: what must exist
+    /// before the state database can be opened.
+    nonisolated static func prepareDirectories(_ layout: MirrorLayout, readOnly: Bool) throws(StoreError) {
+        guard !readOnly else { return }
+        for directory in [layout.root, layout.images, layout.state, layout.temporary, layout.staged] {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.io("create", directory.path, error)
             }
-            removeContents(of: layout.temporary) { _ in true }
         }
-        index = [:]
-        owners = [:]
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: layout.temporary.path) {
+            for name in names { try? FileManager.default.removeItem(atPath: layout.temporary.path + "/" + name) }
+        }
+    }
+
+    /// Settles what an interrupted run left, before anything else runs: a staged row is kept
+    /// when its staged file hashes to the row, marked published when that file already made it
+    /// into `images/`, and dropped otherwise; staged files no row vouches for are removed. Reads
+    /// the previous manifest (the publish plan compares against it); the index is not loaded.
+    public func setUp() throws(StoreError) {
         previousManifest = try? Manifest.read(from: layout.manifest)
-        for item in previousManifest?.items ?? [] {
-            guard let key = CanonicalURL(item.key), item.path.hasPrefix("images/") else { continue }
-            let name = String(item.path.dropFirst("images/".count))
-            guard Self.isPlainName(name), owners[name] == nil || owners[name] == key,
-                FileSystem.size(atPath: imagesPath + "/" + name) == item.bytes
-            else { continue }
-            add(
-                StoredImage(
-                    key: key, fileName: name, sha256: item.sha256, byteCount: item.bytes, contentType: item.contentType,
-                    etag: item.etag, lastModified: item.lastModified, firstSeen: item.firstSeen,
-                    lastChecked: item.lastChecked, stagedName: nil))
+        var vouched = Set<String>()
+        var published: [StoredImage] = []
+        var dropped: [CanonicalURL] = []
+        for var image in try state().stagedImages() {
+            guard let stagedName = image.stagedName, LegacyState.isPlainName(stagedName),
+                LegacyState.isPlainName(image.fileName)
+            else {
+                dropped.append(image.key)
+                continue
+            }
+            if Self.holds(stagedPath + "/" + stagedName, image) {
+                vouched.insert(stagedName)
+            } else if Self.holds(imagesPath + "/" + image.fileName, image) {
+                image.stagedName = nil
+                published.append(image)
+            } else {
+                dropped.append(image.key)
+            }
         }
-        // Records of an interrupted run; the last one for a key wins.
-        var latest: [CanonicalURL: StateJournal.Record] = [:]
-        for record in StateJournal.replay(layout.journal) {
-            guard let key = CanonicalURL(record.key), Self.isPlainName(record.fileName),
-                Self.isPlainName(record.stagedName ?? record.fileName)
-            else { continue }
-            latest[key] = record
-        }
-        for (key, record) in latest {
-            if let owner = owners[record.fileName], owner != key { continue }
-            // Journal lines were not flushed one by one, so after a power loss a record may name
-            // a file whose bytes never reached the disk: the bytes must hash to the record.
-            let stagedName = record.stagedName ?? record.fileName
-            let inStaging = record.staged && Self.holds(stagedPath + "/" + stagedName, record)
-            guard inStaging || Self.holds(imagesPath + "/" + record.fileName, record) else { continue }
-            add(
-                StoredImage(
-                    key: key, fileName: record.fileName, sha256: record.sha256, byteCount: record.bytes,
-                    contentType: record.contentType, etag: record.etag, lastModified: record.lastModified,
-                    firstSeen: record.firstSeen, lastChecked: record.lastChecked, stagedName: inStaging ? stagedName : nil))
-        }
+        try state().save(published)
+        try state().delete(dropped)
         if !readOnly {
-            let vouched = Set(index.values.compactMap(\.stagedName))
             removeContents(of: layout.staged) { !vouched.contains($0) }
+            if fileManager.fileExists(atPath: layout.legacyJournal.path) { unlink(layout.legacyJournal.path) }
         }
     }
 
-    /// True when the file at `path` has the record's size and SHA-256.
-    private nonisolated static func holds(_ path: String, _ record: StateJournal.Record) -> Bool {
-        FileSystem.size(atPath: path) == record.bytes && FileSystem.sha256(atPath: path) == record.sha256
+    /// True when the file at `path` has the image's size and SHA-256.
+    private nonisolated static func holds(_ path: String, _ image: StoredImage) -> Bool {
+        FileSystem.size(atPath: path) == image.byteCount && FileSystem.sha256(atPath: path) == image.sha256
     }
 
-    private func add(_ stored: StoredImage) {
-        if let old = index[stored.key], owners[old.fileName] == stored.key { owners[old.fileName] = nil }
-        index[stored.key] = stored
-        owners[stored.fileName] = stored.key
+    /// The state database, while the store is open.
+    private func state() throws(StoreError) -> StateDatabase {
+        guard !isClosed else { throw StoreError("the store of \(layout.root.path) is already closed") }
+        return stateDatabase
+    }
+
+    /// The row of `key`, with a confirmation not yet written applied.
+    private func record(_ key: CanonicalURL) throws(StoreError) -> StoredImage? {
+        if let pending = confirmed[key] { return pending }
+        if let row = recent.removeValue(forKey: key) { return row }
+        return try state().image(for: key)
     }
 
     /// The stored image for `key` (published, or verified by an interrupted run), if its file is
-    /// still in place. Does not count a hit: the caller revalidates first.
+    /// still in place with its recorded size. Does not count a hit: the caller revalidates
+    /// first. An unreadable state counts as nothing stored: the key is downloaded again.
     public func lookup(_ key: CanonicalURL) -> StoredImage? {
-        guard let stored = index[key], FileSystem.size(atPath: path(of: stored)) != nil else { return nil }
+        guard let stored = try? record(key), FileSystem.size(atPath: path(of: stored)) == stored.byteCount else {
+            return nil
+        }
+        if recent.count >= Self.recentLimit { recent = [:] }
+        recent[key] = stored
         return stored
     }
 
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
-    /// validators and `lastChecked`, and counts a disk hit. Only a staged file's confirmation is
-    /// journaled: a published one is already safe, and losing its new `lastChecked` to a crash
-    /// costs one more conditional request, which is cheaper than an fsync per image.
+    /// validators and `lastChecked`, and counts a disk hit. A staged file's confirmation is
+    /// committed at once; a published one's in batches (it is already safe, and losing its new
+    /// `lastChecked` to a crash costs one more conditional request, cheaper than a commit each).
     public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
-        guard var stored = index[key] else { return nil }
+        guard var stored = try record(key) else { return nil }
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
-        if stored.isStaged { try commit(stored) }
-        index[key] = stored
+        try commitConfirmation(stored)
         hitCount += 1
         diskHitsContinuation.yield(hitCount)
         return stored
+    }
+
+    private func commitConfirmation(_ stored: StoredImage) throws(StoreError) {
+        recent[stored.key] = nil
+        if stored.isStaged {
+            try state().save([stored])
+        } else {
+            confirmed[stored.key] = stored
+            if confirmed.count >= Self.confirmationBatch { try flushConfirmations() }
+        }
+    }
+
+    private func flushConfirmations() throws(StoreError) {
+        guard !confirmed.isEmpty else { return }
+        try state().save(confirmed.values)
+        confirmed = [:]
     }
 
     /// Where the file of `stored` is now.
@@ -144,21 +170,20 @@ import Foundation
 
     /// Takes a checked download for `request` into the store: picks its file name (the old one
     /// when the bytes did not change), leaves the file in the staging directory (moving it there
-    /// if it was written elsewhere), commits the record to the journal, and indexes it.
+    /// if it was written elsewhere), and commits its row to the state database.
     public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
-        let previous = index[request.key]
+        let previous = try record(request.key)
         if let previous, previous.sha256 == file.sha256 {
             // Same bytes as the stored file: keep it and its name; drop the download.
             unlink(file.temporaryURL.path)
-            var confirmed = previous
-            confirmed.etag = file.etag
-            confirmed.lastModified = file.lastModified
-            confirmed.lastChecked = now
-            if confirmed.isStaged { try commit(confirmed) }
-            index[request.key] = confirmed
-            return confirmed
+            var same = previous
+            same.etag = file.etag
+            same.lastModified = file.lastModified
+            same.lastChecked = now
+            try commitConfirmation(same)
+            return same
         }
-        let name = freeName(for: request, file: file)
+        let name = try freeName(for: request, file: file)
         let stagedName = file.temporaryURL.lastPathComponent
         if file.temporaryURL.deletingLastPathComponent().standardizedFileURL.path != stagedPath {
             do {
@@ -171,74 +196,76 @@ import Foundation
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName)
-        try commit(stored)
+        // A pending confirmation of the old file must not overwrite this row later.
+        confirmed[request.key] = nil
+        recent[request.key] = nil
+        try state().save([stored])
         // A file an interrupted run had staged for this key is superseded.
         if let old = previous?.stagedName, old != stagedName { unlink(stagedPath + "/" + old) }
-        add(stored)
         return stored
     }
 
-    private func commit(_ stored: StoredImage) throws(StoreError) {
-        guard !readOnly else { return }
-        do {
-            try journal.append(
-                .init(
-                    key: stored.key.string, fileName: stored.fileName, sha256: stored.sha256, bytes: stored.byteCount,
-                    contentType: stored.contentType, etag: stored.etag, lastModified: stored.lastModified,
-                    firstSeen: stored.firstSeen, lastChecked: stored.lastChecked, staged: stored.isStaged,
-                    stagedName: stored.stagedName))
-        } catch {
-            throw StoreError.io("write", layout.journal.path, error)
-        }
-    }
-
-    private func freeName(for request: ImageRequest, file: DownloadedFile) -> String {
+    private func freeName(for request: ImageRequest, file: DownloadedFile) throws(StoreError) -> String {
         var length = 10
         while true {
             let name = FileNamer.fileName(
                 key: request.key, title: request.title, sha256: file.sha256, format: file.format, hashLength: length)
-            if owners[name] == nil || owners[name] == request.key || length >= 64 { return name }
+            if length >= 64 { return name }
+            if try !state().isTaken(name, byOtherThan: request.key) { return name }
             length += 4
         }
     }
 
     /// Moves the staged files of `keys` into `images/` (one atomic rename each), so pages
     /// written after this only reference complete files. The file system is flushed once
-    /// before the first rename (every staged byte is durable before it becomes visible) and
-    /// `images/` once after the last (the renames are durable before a page names them).
+    /// before the first rename (every staged byte, and the state database, is durable before it
+    /// becomes visible) and `images/` once after the last (the renames are durable before a
+    /// page names them).
     public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
-        let pending = keys.compactMap { index[$0] }.filter(\.isStaged)
+        var pending: [StoredImage] = []
+        for key in keys {
+            if let stored = try record(key), stored.isStaged { pending.append(stored) }
+        }
         guard !readOnly, !pending.isEmpty else { return }
+        var moved: [StoredImage] = []
         do {
             try FileSystem.flushFileSystem(containing: stagedPath)
             for var stored in pending {
                 try FileSystem.move(path(of: stored), to: imagesPath + "/" + stored.fileName)
                 stored.stagedName = nil
-                index[stored.key] = stored
+                moved.append(stored)
             }
             try FileSystem.flushDirectory(imagesPath)
         } catch {
+            // What did move is recorded; a resumed run finds the rest (setUp).
+            try? state().save(moved)
             throw StoreError(error.description)
         }
+        try state().save(moved)
     }
 
-    /// After a new manifest is in place: deletes every file in `images/` it does not reference
-    /// (removed keys, superseded versions, leftovers of killed runs), every staged file, and the
-    /// journal, whose records the manifest now holds. Returns the names deleted.
+    /// After a new manifest is in place: keeps only the rows it references, then deletes every
+    /// file in `images/` it does not reference (removed keys, superseded versions, leftovers of
+    /// killed runs) and every staged file. Returns the names deleted.
     @discardableResult
     public func finishPublishing(_ manifest: Manifest) -> [String] {
         guard !readOnly else { return [] }
-        let referenced = Set(manifest.items.map { String($0.path.dropFirst("images/".count)) })
+        var referenced: [String: String] = [:]
+        referenced.reserveCapacity(manifest.items.count)
+        for item in manifest.items { referenced[item.key] = String(item.path.dropFirst("images/".count)) }
+        // A failed write leaves extra rows behind, which is harmless: a lookup checks the file,
+        // and the next run's setUp settles staged rows.
+        try? flushConfirmations()
+        recent = [:]
+        try? state().keepOnly(referenced)
+        let names = Set(referenced.values)
         var deleted: [String] = []
         removeContents(of: layout.images) { name in
-            let remove = !referenced.contains(name)
+            let remove = !names.contains(name)
             if remove { deleted.append(name) }
             return remove
         }
         removeContents(of: layout.staged) { _ in true }
-        journal.reset()
-        index = index.filter { !$0.value.isStaged && referenced.contains($0.value.fileName) }
-        owners = Dictionary(uniqueKeysWithValues: index.map { ($0.value.fileName, $0.key) })
         previousManifest = manifest
         return deleted
     }
@@ -254,15 +281,24 @@ import Foundation
                 throw StoreError.io("clear", directory.path, error)
             }
         }
-        journal.reset()
-        index = [:]
-        owners = [:]
+        confirmed = [:]
+        recent = [:]
+        try state().removeAll()
     }
 
-    /// Ends the `diskHits` stream and closes the journal; the store's owner calls it at the end.
+    /// Ends the `diskHits` stream; the engine calls it when the last download is settled.
     func finishStreams() {
         diskHitsContinuation.finish()
-        journal.close()
+    }
+
+    /// Ends the streams, writes pending confirmations, and closes the state database: nothing
+    /// may call the store after this (`ImageDatabase.close` does, once).
+    func close() {
+        finishStreams()
+        guard !isClosed else { return }
+        try? flushConfirmations()
+        stateDatabase.close()
+        isClosed = true
     }
 
     private func removeContents(of directory: URL, where shouldRemove: (String) -> Bool) {
@@ -270,9 +306,5 @@ import Foundation
         for name in names where shouldRemove(name) {
             try? fileManager.removeItem(atPath: directory.path + "/" + name)
         }
-    }
-
-    private nonisolated static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name != "." && name != ".." && !name.utf8.contains(0)
     }
 }

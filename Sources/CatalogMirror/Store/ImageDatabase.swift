@@ -11,23 +11,32 @@
     /// Stores open in this process, by mirror directory: one run per directory at a time.
     @ImageDatabase private static var openStores: [String: DiskStorage] = [:]
 
-    /// Opens the store of the mirror at `layout` (read-only for a dry run), builds its index from
-    /// the files on disk
-    /// (`DiskStorage.setUp()`), and returns it. Tests point it at temporary directories.
+    /// Opens the store of the mirror at `layout` (read-only for a dry run): creates its
+    /// directories, opens its state database (taking in an older version's JSON state the first
+    /// time), settles what an interrupted run left (`DiskStorage.setUp()`), and returns it.
+    /// Tests point it at temporary directories.
     @ImageDatabase public static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
         let path = layout.root.path
         guard openStores[path] == nil else {
             throw StoreError("\(path) is already open in this process; one sync per mirror at a time")
         }
-        let storage = DiskStorage(layout: layout, readOnly: readOnly)
-        try storage.setUp()
+        try DiskStorage.prepareDirectories(layout, readOnly: readOnly)
+        let storage = DiskStorage(
+            layout: layout, readOnly: readOnly, state: try StateDatabase.open(layout, readOnly: readOnly))
+        do {
+            try storage.setUp()
+        } catch {
+            storage.close()
+            throw error
+        }
         openStores[path] = storage
         return storage
     }
 
-    /// Closes `storage`: finishes its event streams and frees the directory for the next run.
+    /// Closes `storage`: finishes its event streams, closes its state database, and frees the
+    /// directory for the next run.
     @ImageDatabase public static func close(_ storage: DiskStorage) {
-        storage.finishStreams()
+        storage.close()
         openStores[storage.layout.root.path] = nil
     }
 }

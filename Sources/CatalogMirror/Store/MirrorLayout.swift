@@ -19,8 +19,11 @@ public struct MirrorLayout: Sendable, Equatable {
     public var temporary: URL { state.appendingPathComponent("tmp", isDirectory: true) }
     /// Checked downloads of this run, waiting to be published into `images/`.
     public var staged: URL { state.appendingPathComponent("staged", isDirectory: true) }
-    /// The store's per-item commit log.
-    public var journal: URL { state.appendingPathComponent("journal.jsonl") }
+    /// The store's index and commit log (`StateDatabase`; SQLite, with its `-wal` and `-shm`
+    /// files beside it).
+    public var database: URL { state.appendingPathComponent(StateDatabase.fileName) }
+    /// The commit log of versions before the database, read once when it is created.
+    public var legacyJournal: URL { state.appendingPathComponent("journal.jsonl") }
     /// The lock file one sync holds while it runs.
     public var lock: URL { state.appendingPathComponent("lock") }
     /// Stored copies of pages and feeds, for conditional requests.

@@ -1,0 +1,198 @@
+import NIOCore
+import NIOHTTP1
+
+/// What a pipelined GET got back.
+enum PipelinedResponse: Sendable {
+    /// A response: a 200's whole body when it fitted in the body limit, an empty buffer for
+    /// any other status (its body is read and dropped).
+    case complete(HTTPResponseHead, ByteBuffer)
+    /// A 200 this path does not handle (an encoded or oversized body): the caller asks again
+    /// through async-http-client. `tooLarge`: the body was over the limit (the connection is gone).
+    case unusual(tooLarge: Bool)
+    /// The connection ended before this request was answered; nothing was read for it, so it
+    /// may be sent again (GET is idempotent).
+    case unanswered(abrupt: Bool)
+    /// The body came slower than `--speed-limit` for `--speed-time`, or not within the image
+    /// deadline: a `timeout`, as the full client would name it.
+    case timedOut(stalled: Bool)
+}
+
+/// A GET to send on a pipelined connection, and where its response goes.
+struct PipelinedRequest {
+    var head: HTTPRequestHead
+    var promise: EventLoopPromise<PipelinedResponse>
+}
+
+/// Matches responses to requests on one keep-alive HTTP/1.1 connection, in order: HTTP/1.1
+/// answers pipelined requests first in, first out (RFC 9112 section 9.3.2). The codec is
+/// SwiftNIO's (`HTTPRequestEncoder`, `HTTPResponseDecoder` over llhttp); this handler only keeps
+/// the queue, collects small 200 bodies, and hands back what it will not handle.
+///
+/// Whatever goes wrong ends the connection: every request still queued is answered
+/// `.unanswered`, so none is ever lost or answered twice.
+final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = PipelinedRequest
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private struct Pending {
+        let promise: EventLoopPromise<PipelinedResponse>
+        var head: HTTPResponseHead?
+        /// Measures the body once its head has arrived (`--speed-limit`, `--speed-time`).
+        var meter: TransferMeter?
+        /// When the response's head arrived.
+        var startedAt: NIODeadline?
+        var body: ByteBuffer?
+        /// The response is read to its end and dropped: the request goes to the full client.
+        var unusual = false
+    }
+
+    private var queue = CircularBuffer<Pending>(initialCapacity: 16)
+    /// Largest 200 body collected in memory; a longer one ends the connection.
+    private let bodyLimit: Int
+    /// Set once the server said it will close, or the connection failed: later requests are
+    /// refused at once, not sent.
+    private var closing = false
+    /// True while this handler closes the connection itself (a deliberate close is not abrupt).
+    private var closedOnPurpose = false
+    private let lowSpeed: LowSpeedLimit
+    /// Longest time a body may take once its head has arrived.
+    private let deadline: TimeAmount
+    private var ticker: RepeatedTask?
+
+    init(bodyLimit: Int, lowSpeed: LowSpeedLimit, deadline: TimeAmount) {
+        self.bodyLimit = bodyLimit
+        self.lowSpeed = lowSpeed
+        self.deadline = deadline
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Once a second the body being received is measured, as the full client's watchdog does.
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ticker = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+            let (handler, context) = bound.value
+            handler.tick(context)
+        }
+    }
+
+    private func tick(_ context: ChannelHandlerContext) {
+        guard let current = queue.first, let startedAt = current.startedAt else { return }
+        let stalled = current.meter?.check(now: .now) ?? false
+        guard stalled || NIODeadline.now() - startedAt > deadline else { return }
+        let pending = queue.removeFirst()
+        pending.promise.succeed(.timedOut(stalled: stalled))
+        endConnection(context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = unwrapOutboundIn(data)
+        guard !closing, context.channel.isActive else {
+            request.promise.succeed(.unanswered(abrupt: false))
+            promise?.succeed(())
+            return
+        }
+        queue.append(Pending(promise: request.promise))
+        context.write(wrapOutboundOut(.head(request.head)), promise: nil)
+        context.write(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !queue.isEmpty else {
+            // A response nobody asked for: the connection is out of step; end it.
+            endConnection(context)
+            return
+        }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            // 1xx (100 Continue, 103 Early Hints) precede the real response.
+            if head.status.code < 200 { return }
+            let status = head.status.code
+            let encoded = head.headers.first(name: "content-encoding").map { $0.lowercased() != "identity" } ?? false
+            let declared = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+            queue[queue.startIndex].head = head
+            queue[queue.startIndex].startedAt = .now()
+            // Another status is answered with its head (its body read and dropped): the caller
+            // decides as the full client would. An encoded 200 is not handled here.
+            queue[queue.startIndex].unusual = status == 200 && encoded
+            if status == 200 && !encoded {
+                if declared > bodyLimit {
+                    // Too big to hold: this request goes to the full client, which streams it
+                    // to disk; the body is not read, so the connection cannot be reused.
+                    let pending = queue.removeFirst()
+                    pending.promise.succeed(.unusual(tooLarge: true))
+                    endConnection(context)
+                    return
+                }
+                queue[queue.startIndex].body = context.channel.allocator.buffer(capacity: declared)
+                let meter = TransferMeter(limit: lowSpeed)
+                meter.begin()
+                queue[queue.startIndex].meter = meter
+            }
+        case .body(var part):
+            guard !queue[queue.startIndex].unusual, queue[queue.startIndex].body != nil else { return }
+            queue[queue.startIndex].meter?.add(part.readableBytes)
+            if queue[queue.startIndex].body!.readableBytes + part.readableBytes > bodyLimit {
+                let pending = queue.removeFirst()
+                pending.promise.succeed(.unusual(tooLarge: true))
+                endConnection(context)
+                return
+            }
+            queue[queue.startIndex].body!.writeBuffer(&part)
+        case .end:
+            let pending = queue.removeFirst()
+            guard let head = pending.head else {
+                pending.promise.succeed(.unusual(tooLarge: false))
+                endConnection(context)
+                return
+            }
+            let keepAlive = head.isKeepAlive && head.version == .http1_1
+            if pending.unusual {
+                pending.promise.succeed(.unusual(tooLarge: false))
+            } else {
+                pending.promise.succeed(.complete(head, pending.body ?? context.channel.allocator.buffer(capacity: 0)))
+            }
+            if !keepAlive {
+                // Requests sent behind this one will not be answered on this connection.
+                closing = true
+                endConnection(context)
+            }
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !queue.isEmpty {
+            // Silence while waiting for an answer: the full client, with its own timeouts and
+            // retries, takes over the requests.
+            endConnection(context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A reset or a response llhttp cannot parse: the queued requests count as cut off.
+        closing = true
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing = true
+        ticker?.cancel()
+        ticker = nil
+        let abrupt = !closedOnPurpose && queue.count > 0
+        while let pending = queue.popFirst() { pending.promise.succeed(.unanswered(abrupt: abrupt)) }
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        ticker?.cancel()
+        ticker = nil
+        while let pending = queue.popFirst() { pending.promise.succeed(.unanswered(abrupt: false)) }
+    }
+
+    private func endConnection(_ context: ChannelHandlerContext) {
+        closing = true
+        closedOnPurpose = true
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import GRDB
+
+/// The store's index and commit log: one SQLite database (`.catalog-mirror/state.sqlite`, WAL)
+/// with a row per stored image, read by key when a lookup needs it and never loaded whole.
+///
+/// A row is written before its image counts as stored, each in its own transaction, so a run
+/// killed at any moment leaves a record of everything it had verified; SQLite rolls back a
+/// transaction the kill interrupted. Commits are not flushed one by one (`synchronous=NORMAL`:
+/// a commit survives the process being killed, and an `fsync` per image cost more than the
+/// download it recorded); `DiskStorage.publish` flushes the file system, this file included,
+/// before the first file becomes visible, and a resumed run re-hashes every staged file before
+/// trusting its row.
+///
+/// Runs only on `ImageDatabase` (through `DiskStorage`): every call is synchronous and short.
+/// Reads are single statements outside a transaction (`inDatabase`): GRDB's `read` wraps each
+/// in a savepoint and two `PRAGMA query_only` statements, five statements per lookup.
+struct StateDatabase: Sendable {
+    /// The file name inside `.catalog-mirror/`.
+    static let fileName = "state.sqlite"
+
+    private let queue: DatabaseQueue
+    /// The database's path, for error messages.
+    let path: String
+
+    private init(queue: DatabaseQueue, path: String) {
+        self.queue = queue
+        self.path = path
+    }
+
+    /// Opens (creating and migrating on first open) the state of the mirror at `layout`. A
+    /// read-only store (`--dry-run`) works on an in-memory copy, so nothing on disk changes.
+    static func open(_ layout: MirrorLayout, readOnly: Bool) throws(StoreError) -> StateDatabase {
+        let path = layout.database.path
+        do {
+            let queue: DatabaseQueue
+            if readOnly {
+                queue = try readOnlyCopy(path)
+            } else {
+                var configuration = Configuration()
+                configuration.journalMode = .wal
+                configuration.busyMode = .timeout(5)
+                // Durable against a killed process; see the type's comment for power loss. One
+                // process at a time (MirrorLock), so exclusive locking: the WAL index lives in
+                // memory and a read takes no file lock (four fcntl calls per lookup otherwise).
+                configuration.prepareDatabase { db in
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA locking_mode = EXCLUSIVE")
+                }
+                queue = try DatabaseQueue(path: path, configuration: configuration)
+            }
+            try migrator(layout).migrate(queue)
+            return StateDatabase(queue: queue, path: path)
+        } catch {
+            throw StoreError(
+                "cannot open \(path): \(error) (a damaged state file can be deleted: the next sync rebuilds it from manifest.json)"
+            )
+        }
+    }
+
+    /// An in-memory copy of the database at `path` (empty when there is none). SQLite creates
+    /// `-wal` and `-shm` files even for a read-only connection, so the copy is taken from a
+    /// copy of the files in a temporary directory: a dry run leaves the mirror byte for byte.
+    private static func readOnlyCopy(_ path: String) throws -> DatabaseQueue {
+        let files = FileManager.default
+        guard files.fileExists(atPath: path) else { return try DatabaseQueue() }
+        let scratch = files.temporaryDirectory.appendingPathComponent("catalog-mirror-state-\(UUID().uuidString)")
+        try files.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? files.removeItem(at: scratch) }
+        let copy = scratch.appendingPathComponent(fileName).path
+        try files.copyItem(atPath: path, toPath: copy)
+        // Commits a killed run left in the write-ahead log are part of the state.
+        if files.fileExists(atPath: path + "-wal") { try files.copyItem(atPath: path + "-wal", toPath: copy + "-wal") }
+        return try DatabaseQueue.inMemoryCopy(fromPath: copy)
+    }
+
+    /// The schema, created once; the first version also takes in the JSON state of mirrors
+    /// written before the database existed (`LegacyState`), in the same transaction.
+    private static func migrator(_ layout: MirrorLayout) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE image (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        fileName TEXT NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        bytes INTEGER NOT NULL,
+                        contentType TEXT NOT NULL,
+                        etag TEXT,
+                        lastModified TEXT,
+                        firstSeen REAL NOT NULL,
+                        lastChecked REAL NOT NULL,
+                        stagedName TEXT
+                    );
+                    CREATE INDEX image_fileName ON image(fileName);
+                    CREATE INDEX image_staged ON image(stagedName) WHERE stagedName IS NOT NULL;
+                    """)
+            for image in LegacyState.images(layout) { try Self.save(image, in: db) }
+        }
+        return migrator
+    }
+
+    private static let columns =
+        "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName"
+
+    private static func save(_ image: StoredImage, in db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO image (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [
+                image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
+                image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
+                image.stagedName,
+            ])
+    }
+
+    /// The image a row describes, or nil for a row no current code could have written.
+    private static func decode(_ row: Row) -> StoredImage? {
+        guard let key = CanonicalURL(row[0] as String) else { return nil }
+        return StoredImage(
+            key: key, fileName: row[1], sha256: row[2], byteCount: row[3], contentType: row[4], etag: row[5],
+            lastModified: row[6], firstSeen: Date(timeIntervalSince1970: row[7]),
+            lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9])
+    }
+
+    private func failure(_ operation: String, _ error: any Error) -> StoreError {
+        StoreError("cannot \(operation) \(path): \(error) (check permissions and free space)")
+    }
+
+    /// The row of `key`, if there is one.
+    func image(for key: CanonicalURL) throws(StoreError) -> StoredImage? {
+        do {
+            return try queue.inDatabase { db in
+                try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key = ?"), arguments: [key.string]
+                ).flatMap(Self.decode)
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// True when a row other than `key`'s names the file `fileName`.
+    func isTaken(_ fileName: String, byOtherThan key: CanonicalURL) throws(StoreError) -> Bool {
+        do {
+            return try queue.inDatabase { db in
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM image WHERE fileName = ? AND key != ?)"),
+                    arguments: [fileName, key.string]) ?? false
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Every row whose file waits in `staged/`.
+    func stagedImages() throws(StoreError) -> [StoredImage] {
+        do {
+            return try queue.inDatabase { db in
+                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NOT NULL")
+                    .compactMap(Self.decode)
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Writes the rows of `images` (replacing those of the same keys), in one transaction.
+    func save(_ images: some Sequence<StoredImage>) throws(StoreError) {
+        do {
+            try queue.write { db in
+                for image in images { try Self.save(image, in: db) }
+            }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
+    /// Deletes the rows of `keys`, in one transaction.
+    func delete(_ keys: some Sequence<CanonicalURL>) throws(StoreError) {
+        do {
+            try queue.write { db in
+                let statement = try db.cachedStatement(sql: "DELETE FROM image WHERE key = ?")
+                for key in keys { try statement.execute(arguments: [key.string]) }
+            }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
+    /// After a manifest is in place: keeps only the rows it references with the same file, in
+    /// one transaction. `referenced` maps a key to its file name inside `images/`.
+    func keepOnly(_ referenced: [String: String]) throws(StoreError) {
+        do {
+            try queue.write { db in
+                // Collected first: SQLite does not promise a cursor over rows being deleted.
+                var stale: [String] = []
+                let rows = try Row.fetchCursor(db, sql: "SELECT key, fileName, stagedName IS NOT NULL FROM image")
+                while let row = try rows.next() {
+                    let key: String = row[0]
+                    if row[2] as Bool || referenced[key] != row[1] as String { stale.append(key) }
+                }
+                let statement = try db.cachedStatement(sql: "DELETE FROM image WHERE key = ?")
+                for key in stale { try statement.execute(arguments: [key]) }
+            }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
+    /// Deletes every row.
+    func removeAll() throws(StoreError) {
+        do {
+            try queue.write { db in try db.execute(sql: "DELETE FROM image") }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
+    /// Every row, in key order; for tests and inspection (a sync never loads the whole index).
+    func allImages() throws(StoreError) -> [StoredImage] {
+        do {
+            return try queue.inDatabase { db in
+                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image ORDER BY key").compactMap(Self.decode)
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Closes the database file.
+    func close() {
+        try? queue.close()
+    }
+}

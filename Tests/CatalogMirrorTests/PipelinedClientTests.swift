@@ -1,0 +1,218 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import CatalogMirror
+
+/// A raw HTTP/1.1 server on 127.0.0.1 that answers in batches: it answers the first request of
+/// a connection at once (so the client learns it is keep-alive), then holds the next ones until
+/// `batch` of them have arrived on the connection, and only then answers them, in order. A
+/// client that does not pipeline never gets past the first batch; after `patience` the server
+/// answers anyway and records that it had to.
+private final class BatchingServer: Sendable {
+    /// What the server answers for a request path.
+    enum Reply: Sendable {
+        case notModified
+        case ok(Int)
+        case status(Int)
+        /// A 304 that closes the connection.
+        case notModifiedThenClose
+    }
+
+    let batch: Int
+    let reply: @Sendable (String) -> Reply
+    let connections = Mutex(0)
+    /// Times the server answered a partial batch because the client stopped sending.
+    let impatient = Mutex(0)
+    private let channel = Mutex<(any Channel)?>(nil)
+
+    init(batch: Int, reply: @escaping @Sendable (String) -> Reply) {
+        self.batch = batch
+        self.reply = reply
+    }
+
+    func start() async throws -> Int {
+        let server = self
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                server.connections.withLock { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Connection(server: server))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        self.channel.withLock { $0 = channel }
+        return channel.localAddress?.port ?? 0
+    }
+
+    func stop() async {
+        let open = channel.withLock { $0 }
+        try? await open?.close()
+    }
+
+    /// Splits the byte stream into request heads (GET has no body) and answers them.
+    private final class Connection: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let server: BatchingServer
+        var pending = ""
+        var paths: [String] = []
+        var answered = 0
+        var timer: Scheduled<Void>?
+
+        init(server: BatchingServer) { self.server = server }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var buffer = unwrapInboundIn(data)
+            pending += buffer.readString(length: buffer.readableBytes) ?? ""
+            while let end = pending.range(of: "\r\n\r\n") {
+                let head = pending[..<end.lowerBound]
+                pending = String(pending[end.upperBound...])
+                let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+                paths.append(path)
+            }
+            if answered == 0, !paths.isEmpty {
+                answer(context, count: 1)
+            }
+            if paths.count >= server.batch {
+                answer(context, count: paths.count)
+            } else if !paths.isEmpty, timer == nil {
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                timer = context.eventLoop.scheduleTask(in: .seconds(5)) {
+                    let (handler, context) = loopBound.value
+                    handler.server.impatient.withLock { $0 += 1 }
+                    handler.answer(context, count: handler.paths.count)
+                }
+            }
+        }
+
+        func answer(_ context: ChannelHandlerContext, count: Int) {
+            timer?.cancel()
+            timer = nil
+            var out = context.channel.allocator.buffer(capacity: 256)
+            var close = false
+            for path in paths.prefix(count) {
+                switch server.reply(path) {
+                case .notModified:
+                    out.writeString("HTTP/1.1 304 Not Modified\r\nETag: \"e\"\r\n\r\n")
+                case .notModifiedThenClose:
+                    out.writeString("HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n")
+                    close = true
+                case .ok(let length):
+                    out.writeString("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n")
+                    out.writeRepeatingByte(0x41, count: length)
+                case .status(let code):
+                    out.writeString("HTTP/1.1 \(code) Whatever\r\nContent-Length: 2\r\n\r\nno")
+                }
+                answered += 1
+                if close { break }
+            }
+            paths.removeFirst(min(count, paths.count))
+            context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+            if close { context.close(promise: nil) }
+        }
+    }
+}
+
+/// A counter shared with a `@Sendable` closure.
+private final class Tally: Sendable {
+    let value = Mutex(0)
+}
+
+@Suite struct PipelinedClientTests {
+    private func client(connections: Int = 1, depth: Int = 8, bodyLimit: Int = 4 << 20) -> PipelinedClient {
+        PipelinedClient(
+            limits: .init(
+                connections: connections, depth: depth, bodyLimit: bodyLimit, connectTimeout: .seconds(5),
+                readTimeout: .seconds(20)))
+    }
+
+    private func get(_ client: PipelinedClient, port: Int, _ path: String, conditional: Bool = true) async
+        -> PipelinedClient.Answer
+    {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        return await client.get(host: "127.0.0.1", port: port, target: path, headers: headers, conditional: conditional)
+    }
+
+    @Test func pipelinesRequestsOnOneProvenConnection() async throws {
+        let server = BatchingServer(batch: 6) { _ in .notModified }
+        let port = try await server.start()
+        let client = client()
+        // The first request proves the connection; the next six can only be answered if the
+        // client sends them without waiting for each answer.
+        #expect(await statusCode(get(client, port: port, "/first")) == 304)
+        let codes = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<6 { group.addTask { await statusCode(get(client, port: port, "/img/\(index).png")) } }
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        #expect(codes == Array(repeating: 304, count: 6))
+        #expect(server.connections.withLock { $0 } == 1)
+        #expect(server.impatient.withLock { $0 } == 0, "the server had to answer a partial batch: no pipelining")
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test func answersStatusesAndHandsBackLargeBodies() async throws {
+        let server = BatchingServer(batch: 1) { path in
+            switch path {
+            case "/error": .status(500)
+            case "/moved": .status(301)
+            case "/big": .ok(64 * 1024)
+            case "/small": .ok(100)
+            default: .notModified
+            }
+        }
+        let port = try await server.start()
+        let client = client(bodyLimit: 16 * 1024)
+        // Other statuses come back as heads, for the caller to decide as the full client does;
+        // a body over the limit is left to the full client.
+        #expect(await statusCode(get(client, port: port, "/error")) == 500)
+        #expect(await statusCode(get(client, port: port, "/moved")) == 301)
+        #expect(await isFallback(get(client, port: port, "/big", conditional: false)))
+        guard case .response(let head, let body) = await get(client, port: port, "/small", conditional: false) else {
+            Issue.record("a small 200 should be answered")
+            return
+        }
+        #expect(head.status == .ok && body.readableBytes == 100)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test func requestsBehindAClosingResponseAreSentAgain() async throws {
+        // Every fourth response says "Connection: close": what was pipelined behind it is asked
+        // again on a new connection.
+        let count = Tally()
+        let server = BatchingServer(batch: 1) { _ in
+            count.value.withLock { value in
+                value += 1
+                return value % 4 == 2 ? .notModifiedThenClose : .notModified
+            }
+        }
+        let port = try await server.start()
+        let client = client(connections: 2, depth: 4)
+        let codes = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<24 { group.addTask { await statusCode(get(client, port: port, "/img/\(index).png")) } }
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        #expect(codes.count == 24)
+        #expect(codes.allSatisfy { $0 == 304 || $0 == nil })
+        #expect(codes.filter { $0 == 304 }.count >= 20, "most requests should be answered on the pipelined path")
+        #expect(server.connections.withLock { $0 } > 1)
+        await client.shutdown()
+        await server.stop()
+    }
+}
+
+private func statusCode(_ answer: PipelinedClient.Answer) -> Int? {
+    if case .response(let head, _) = answer { return Int(head.status.code) }
+    return nil
+}
+
+private func isFallback(_ answer: PipelinedClient.Answer) -> Bool {
+    if case .fallback = answer { return true }
+    return false
+}
