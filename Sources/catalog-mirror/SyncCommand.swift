@@ -44,7 +44,7 @@ struct SyncCommand: AsyncParsableCommand {
             valueName: "all|largest"))
     var variants: CrawlConfiguration.Variants?
 
-    @Option(help: ArgumentHelp("Download at most N images at once. (default: 8)", valueName: "N"))
+    @Option(help: ArgumentHelp("Transfer at most N images at once; on plain HTTP each connection also pipelines up to 16 requests. (default: 8)", valueName: "N"))
     var concurrency: Int?
 
     @Option(
@@ -83,7 +83,7 @@ struct SyncCommand: AsyncParsableCommand {
             "Send at most N requests per second, over all hosts (fractions allowed). (default: no limit)", valueName: "N"))
     var rate: Double?
 
-    @Option(help: ArgumentHelp("Have at most N requests in flight to one host. (default: 8)", valueName: "N"))
+    @Option(help: ArgumentHelp("Open at most N connections to one host. (default: 8)", valueName: "N"))
     var connectionsPerHost: Int?
 
     @Flag(help: "Do not honour robots.txt rules and Crawl-delay (its Sitemap lines are still read).")

@@ -135,7 +135,8 @@ private final class Tally: Sendable {
     {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: "127.0.0.1:\(port)")
-        return await client.get(host: "127.0.0.1", port: port, target: path, headers: headers, conditional: conditional)
+        guard let url = CanonicalURL("http://127.0.0.1:\(port)\(path)") else { return .fallback }
+        return await client.get(url, headers: headers, conditional: conditional)
     }
 
     @Test func pipelinesRequestsOnOneProvenConnection() async throws {

@@ -37,7 +37,7 @@ public struct MirrorEngine: Sendable {
             throw .storage(error.message)
         }
         do {
-            return try await HTTPClients.with(configuration.fetch) { clients in
+            return try await HTTPClients.with(configuration.fetch, logger: configuration.logger) { clients in
                 try await run(clients: clients, template: template, startedAt: startedAt)
             }
         } catch let error as MirrorError {

@@ -27,7 +27,8 @@ public struct FetchConfiguration: Sendable {
     public var retry: RetryPolicy = RetryPolicy()
     /// `--rate`: requests per second over all hosts. Default: nil (no limit).
     public var rate: Double?
-    /// `--connections-per-host`: requests in flight to one host at most. Default: 8.
+    /// `--connections-per-host`: connections to one host at most (through async-http-client,
+    /// one request each; pipelined, up to `pipelineDepth` each). Default: 8.
     public var connectionsPerHost: Int = 8
     /// How HTTPS servers are checked. Default: the system's trust store, certificates checked.
     public var tls: TLSOptions = TLSOptions()

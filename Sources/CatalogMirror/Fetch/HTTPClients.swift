@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Logging
 import NIOCore
 
 /// The HTTP clients of a run: one per route (direct, and one per proxy in use), since
@@ -18,7 +19,8 @@ struct HTTPClients: Sendable {
     /// Makes the clients for `configuration`, runs `body`, and always shuts every client down.
     /// Throws `TLSOptions.Error` when `--ca-certificate` cannot be used.
     static func with<T: Sendable>(
-        _ configuration: FetchConfiguration, _ body: (HTTPClients) async throws -> T
+        _ configuration: FetchConfiguration, logger: Logger = MirrorConfiguration.silentLogger,
+        _ body: (HTTPClients) async throws -> T
     ) async throws -> T {
         var config = HTTPClient.Configuration()
         config.redirectConfiguration = .disallow
@@ -45,7 +47,7 @@ struct HTTPClients: Sendable {
                     connections: max(1, min(configuration.concurrency, configuration.connectionsPerHost)),
                     depth: configuration.pipelineDepth, connectTimeout: TimeAmount(configuration.connectTimeout),
                     readTimeout: TimeAmount(configuration.readTimeout), lowSpeed: configuration.lowSpeed,
-                    bodyDeadline: TimeAmount(configuration.imageDeadline)))
+                    bodyDeadline: TimeAmount(configuration.imageDeadline)), logger: logger)
             : nil
         let clients = HTTPClients(direct: direct, proxied: proxied, routes: configuration.proxy, pipelined: pipelined)
         func shutdown() async {

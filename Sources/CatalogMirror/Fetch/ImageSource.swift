@@ -173,10 +173,7 @@ struct HTTPImageSource: ImageSource {
         var fields = HTTPHeaders()
         fields.add(name: "Host", value: key.port.map { "\(key.host):\($0)" } ?? key.host)
         for (name, value) in session.requestHeaders(for: key, headers) { fields.add(name: name, value: value) }
-        let host = key.host.hasPrefix("[") ? String(key.host.dropFirst().dropLast()) : key.host
-        let answer = await client.get(
-            host: host, port: key.port ?? 80, target: key.pathAndQuery, headers: fields,
-            conditional: request.validators != nil)
+        let answer = await client.get(key, headers: fields, conditional: request.validators != nil)
         let head: HTTPResponseHead
         let buffer: ByteBuffer
         switch answer {

@@ -8,7 +8,7 @@ enum PipelinedResponse: Sendable {
     case complete(HTTPResponseHead, ByteBuffer)
     /// A 200 this path does not handle (an encoded or oversized body): the caller asks again
     /// through async-http-client. `tooLarge`: the body was over the limit (the connection is gone).
-    case unusual(tooLarge: Bool)
+    case unusual(HTTPResponseStatus, tooLarge: Bool)
     /// The connection ended before this request was answered; nothing was read for it, so it
     /// may be sent again (GET is idempotent).
     case unanswered(abrupt: Bool)
@@ -119,7 +119,7 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     // Too big to hold: this request goes to the full client, which streams it
                     // to disk; the body is not read, so the connection cannot be reused.
                     let pending = queue.removeFirst()
-                    pending.promise.succeed(.unusual(tooLarge: true))
+                    pending.promise.succeed(.unusual(head.status, tooLarge: true))
                     endConnection(context)
                     return
                 }
@@ -133,7 +133,7 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
             queue[queue.startIndex].meter?.add(part.readableBytes)
             if queue[queue.startIndex].body!.readableBytes + part.readableBytes > bodyLimit {
                 let pending = queue.removeFirst()
-                pending.promise.succeed(.unusual(tooLarge: true))
+                pending.promise.succeed(.unusual(.ok, tooLarge: true))
                 endConnection(context)
                 return
             }
@@ -141,13 +141,13 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             let pending = queue.removeFirst()
             guard let head = pending.head else {
-                pending.promise.succeed(.unusual(tooLarge: false))
+                pending.promise.succeed(.unanswered(abrupt: true))
                 endConnection(context)
                 return
             }
             let keepAlive = head.isKeepAlive && head.version == .http1_1
             if pending.unusual {
-                pending.promise.succeed(.unusual(tooLarge: false))
+                pending.promise.succeed(.unusual(head.status, tooLarge: false))
             } else {
                 pending.promise.succeed(.complete(head, pending.body ?? context.channel.allocator.buffer(capacity: 0)))
             }

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -75,23 +76,36 @@ final class PipelinedClient: Sendable {
     }
 
     let limits: Limits
+    /// `--debug` gets a line per response, as from the full client.
+    let logger: Logger
     private let group: any EventLoopGroup
     private let state = Mutex(State())
 
-    init(limits: Limits, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    init(
+        limits: Limits, logger: Logger = MirrorConfiguration.silentLogger,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         self.limits = limits
+        self.logger = logger
         self.group = group
     }
 
-    /// Sends GET `target` (path and query) to `host`:`port` with `headers` (Host included).
-    /// `conditional` says the request carries validators (a body is then rare).
-    func get(host: String, port: Int, target: String, headers: HTTPHeaders, conditional: Bool) async -> Answer {
+    /// Sends GET `url` (an http URL) with `headers` (Host included). `conditional` says the
+    /// request carries validators (a body is then rare).
+    func get(_ url: CanonicalURL, headers: HTTPHeaders, conditional: Bool) async -> Answer {
+        let host = url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host
+        let port = url.port ?? 80
+        let target = url.pathAndQuery
         let origin = "\(host):\(port)"
         if !conditional, state.withLock({ $0.origins[origin]?.oversized ?? 0 }) >= 3 { return .fallback }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
         for _ in 0..<2 {
             guard let lease = await lease(origin: origin, host: host, port: port) else { return .fallback }
             let response: PipelinedResponse
+            let sentAt = ContinuousClock.now
+            func log(_ status: HTTPResponseStatus) {
+                logger.debug("GET \(url) \(status.code) \(HTTPSession.seconds(sentAt.duration(to: .now)))")
+            }
             do {
                 let channel = try await lease.channel.get()
                 let promise = channel.eventLoop.makePromise(of: PipelinedResponse.self)
@@ -108,12 +122,15 @@ final class PipelinedClient: Sendable {
             }
             switch response {
             case .complete(let responseHead, let body):
+                log(responseHead.status)
                 release(origin: origin, lease: lease, keepAlive: responseHead.isKeepAlive, dead: !responseHead.isKeepAlive)
                 return .response(responseHead, body)
             case .timedOut(let stalled):
+                log(.ok)
                 release(origin: origin, lease: lease, keepAlive: false, dead: true)
                 return .timedOut(stalled: stalled)
-            case .unusual(let tooLarge):
+            case .unusual(let status, let tooLarge):
+                log(status)
                 release(origin: origin, lease: lease, keepAlive: false, dead: tooLarge, oversized: tooLarge)
                 return .fallback
             case .unanswered(let abrupt):
