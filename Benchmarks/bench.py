@@ -24,6 +24,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import floors
@@ -162,10 +163,10 @@ def commands(tool, phase, out, binary, work):
 
 
 def timed(command):
-    timing = pathlib.Path("/tmp/bench-time.txt")
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", str(timing), *command],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall, user, system, rss = timing.read_text().split()[-4:]
+    with tempfile.NamedTemporaryFile("r", prefix="bench-time-", suffix=".txt") as timing:
+        result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", timing.name, *command],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall, user, system, rss = timing.read().split()[-4:]
     return float(wall), float(user) + float(system), int(rss) / 1024, result.returncode
 
 
@@ -458,6 +459,7 @@ so it is what 8 connections with one request in flight each can do at this round
 
 
 def main():
+    global PORT
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+",
                         help="image counts for every sized regime chosen (defaults: gallery 2000 10000, "
@@ -466,6 +468,8 @@ def main():
     parser.add_argument("--tools", nargs="+", choices=ALL_TOOLS,
                         help="tools of the gallery regimes (default: all five; delay: catalog-mirror wget2)")
     parser.add_argument("--work", default="/tmp/catalog-mirror-bench")
+    parser.add_argument("--port", type=int, default=PORT,
+                        help="nginx's port on 127.0.0.1 (the delaying proxy takes the next one)")
     parser.add_argument("--results", default=str(HERE / "results"), help="where the results files go")
     parser.add_argument("--no-parser", action="store_true", help="skip the parser-throughput row")
     parser.add_argument("--regime", nargs="+", choices=REGIMES, default=["parser", "gallery", "site"],
@@ -481,6 +485,8 @@ def main():
                         help="added round-trip time of the delay regime (default 20; given alone, the gallery "
                              "regime runs delayed, as --regime delay)")
     args = parser.parse_args()
+    PORT = args.port
+    CLIENT["port"] = PORT
     regimes = list(REGIMES) if args.all else list(dict.fromkeys(args.regime))
     for flag, replacement in (("https", args.https), ("delay", args.delay_ms is not None)):
         if replacement and "gallery" in regimes:
