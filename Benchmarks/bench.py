@@ -249,6 +249,7 @@ def run_size(n, reps, tools, binary, base):
         images = sorted((site / "gallery" / "img").iterdir())
         floor = floors.measure(images, "/gallery/img/", f"{scheme()}://127.0.0.1:{CLIENT['port']}/", work, reps,
                                copy_dir=site / "gallery" / "img")
+        floor["delay_ms"] = CLIENT["delay_ms"]  # the report is written after the proxy is gone
     finally:
         nginx.stop()
         shutil.rmtree(work / "out", ignore_errors=True)
@@ -267,7 +268,7 @@ def floor_seconds(floor, phase):
 def floor_lines(n, floor, total_mb, median):
     count, get, get_rate, get_errors = floor["get"]
     _, conditional, conditional_rate, conditional_errors = floor["304"]
-    where = (f"through the {CLIENT['delay_ms']:g} ms delay" if CLIENT["delay_ms"] else "")
+    where = f"through the {floor['delay_ms']:g} ms delay" if floor.get("delay_ms") else ""
     lines = ["", f"Floors in the same run (median of {floor.get('reps', 1)} for the copy): "
                  f"`cp -r` of the {n} image files ({total_mb:.1f} MB, page cache warm) "
                  f"{floor['cp']:.2f} s; `wrk` (2 threads, 8 connections{', ' + where if where else ''}) "
@@ -442,7 +443,7 @@ def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, de
                 "gallery": (f"N-{n}", f"N = {n}", ""),
                 "https": (f"https-N-{n}", f"HTTPS with HTTP/2, N = {n}", ""),
                 "delay": (f"delay-{delay_ms:g}ms-N-{n}", f"{delay_ms:g} ms added round-trip time, N = {n}",
-                          DELAY_NOTES.format(half=f"{delay_ms / 2:g}")),
+                          DELAY_NOTES.format(half=f"{delay_ms / 2:g}", port=PORT + 1)),
             }[regime]
             (results / f"{name}.md").write_text(f"# Benchmark, {title}\n\n" + header + table + "\n" + notes)
     finally:
@@ -451,7 +452,7 @@ def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, de
 
 DELAY_NOTES = """How the delay is made: this VM's kernel has no `sch_netem` (nor `fq`), so `tc qdisc ... netem`
 on a veth pair is not available; `delay_proxy.py` (asyncio, a separate process) sits between the
-tools and nginx on 127.0.0.1:18632 and holds every chunk {half} ms in each direction, and a new
+tools and nginx (127.0.0.1:{port}) and holds every chunk {half} ms in each direction, and a new
 connection's first bytes one extra round trip (the handshake). No loss, no slow start, no bandwidth
 limit beyond a 4 MB window per connection and direction. The wrk floor goes through the same proxy,
 so it is what 8 connections with one request in flight each can do at this round-trip time.
