@@ -20,14 +20,20 @@ import os
 import pathlib
 import platform
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+import floors
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent
 PORT = 18631
+# The port the tools (and wrk) connect to: nginx's, or the delaying proxy's in the delay regime.
+CLIENT = {"port": PORT, "delay_ms": 0}
 PHASES = ["cold", "no-op", "1%"]
 # Set by --https: nginx speaks TLS with HTTP/2 (ALPN) on PORT, with a certificate for 127.0.0.1
 # signed by a CA made for the run; every tool trusts that CA and nothing else.
@@ -133,7 +139,7 @@ http {{
 
 
 def commands(tool, phase, out, binary, work):
-    url = f"{scheme()}://127.0.0.1:{PORT}/gallery/"
+    url = f"{scheme()}://127.0.0.1:{CLIENT['port']}/gallery/"
     ca = TLS["ca"]
     if tool == "catalog-mirror":
         if phase == "cold":
@@ -157,10 +163,10 @@ def commands(tool, phase, out, binary, work):
 
 
 def timed(command):
-    timing = pathlib.Path("/tmp/bench-time.txt")
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", str(timing), *command],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall, user, system, rss = timing.read_text().split()[-4:]
+    with tempfile.NamedTemporaryFile("r", prefix="bench-time-", suffix=".txt") as timing:
+        result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", timing.name, *command],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall, user, system, rss = timing.read().split()[-4:]
     return float(wall), float(user) + float(system), int(rss) / 1024, result.returncode
 
 
@@ -177,25 +183,6 @@ def hashes(directory):
 
 def expected_hashes(site):
     return {hashlib.sha256(p.read_bytes()).hexdigest() for p in (site / "gallery" / "img").iterdir()}
-
-
-def limits(site, work, n):
-    # wrk over every image (a Lua script walks the list), 2 threads, 8 connections, 5 s.
-    script = work / "walk.lua"
-    paths = [f"/gallery/img/{p.name}" for p in sorted((site / "gallery" / "img").iterdir())]
-    script.write_text("paths = {" + ",".join(f'"{p}"' for p in paths) + "}\ni = 0\n"
-                      "request = function() i = i % #paths + 1; return wrk.format(nil, paths[i]) end\n")
-    out = subprocess.run(["wrk", "-t2", "-c8", "-d5s", "-s", str(script), f"{scheme()}://127.0.0.1:{PORT}/"],
-                         capture_output=True, text=True).stdout
-    rate = next((float(line.split()[1]) for line in out.splitlines() if line.startswith("Requests/sec")), 0.0)
-    transfer = next((line.split()[1] for line in out.splitlines() if line.startswith("Transfer/sec")), "?")
-    target = work / "copy"
-    shutil.rmtree(target, ignore_errors=True)
-    started = time.time()
-    shutil.copytree(site / "gallery" / "img", target)
-    copy = time.time() - started
-    shutil.rmtree(target, ignore_errors=True)
-    return rate, transfer, copy, n / rate if rate else 0.0
 
 
 def machine():
@@ -224,7 +211,7 @@ def run_size(n, reps, tools, binary, base):
     shutil.rmtree(work / "out", ignore_errors=True)
     site.mkdir(parents=True, exist_ok=True)
     sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n)], stdout=subprocess.DEVNULL)
-    urls = (site / "urls.txt").read_text().replace("PORT", str(PORT))
+    urls = (site / "urls.txt").read_text().replace("PORT", str(CLIENT["port"]))
     (work / "urls.txt").write_text(urls.replace("http://", "https://") if TLS["on"] else urls)
     expected = expected_hashes(site)
     nginx = Nginx(work, site)
@@ -259,22 +246,64 @@ def run_size(n, reps, tools, binary, base):
                         sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--restore"])
                 if time.time() - started > SLOW_SECONDS:
                     slow.add(tool)
-        rate, transfer, copy, floor = limits(site, work, n)
+        images = sorted((site / "gallery" / "img").iterdir())
+        floor = floors.measure(images, "/gallery/img/", f"{scheme()}://127.0.0.1:{CLIENT['port']}/", work, reps,
+                               copy_dir=site / "gallery" / "img")
+        floor["delay_ms"] = CLIENT["delay_ms"]  # the report is written after the proxy is gone
     finally:
         nginx.stop()
         shutil.rmtree(work / "out", ignore_errors=True)
     total_mb = sum(p.stat().st_size for p in (site / "gallery" / "img").iterdir()) / 1e6
-    return samples, (rate, transfer, copy, floor), total_mb, len(expected)
+    return samples, floor, total_mb, len(expected)
 
 
-def report(n, samples, limit, total_mb, tools, reps):
-    rate, transfer, copy, floor = limit
+def floor_seconds(floor, phase):
+    """The floors a phase is set against: (cp -r or None, wrk) seconds. A cold mirror against the
+    copy and N full GETs; a re-sync against N conditional GETs (all 304)."""
+    if phase == "cold":
+        return floor.get("cp"), floor["get"][1]
+    return None, floor["304"][1]
+
+
+def floor_lines(n, floor, total_mb, median):
+    count, get, get_rate, get_errors = floor["get"]
+    _, conditional, conditional_rate, conditional_errors = floor["304"]
+    where = f"through the {floor['delay_ms']:g} ms delay" if floor.get("delay_ms") else ""
+    lines = ["", f"Floors in the same run (median of {floor.get('reps', 1)} for the copy): "
+                 f"`cp -r` of the {n} image files ({total_mb:.1f} MB, page cache warm) "
+                 f"{floor['cp']:.2f} s; `wrk` (2 threads, 8 connections{', ' + where if where else ''}) "
+                 f"{n} GETs, each image once, in {get:.2f} s ({get_rate:.0f} requests/s, "
+                 f"{total_mb / get if get else 0:.0f} MB/s), {n} conditional GETs (If-None-Match, all 304) "
+                 f"in {conditional:.2f} s ({conditional_rate:.0f} requests/s)"
+                 + (f"; non-2xx/3xx: {get_errors} and {conditional_errors}" if get_errors or conditional_errors else "")
+                 + "."]
+    ours = {phase: median.get(("catalog-mirror", phase)) for phase in PHASES}
+    ratios = []
+    for phase in PHASES:
+        if not ours[phase]:
+            continue
+        copy, requests = floor_seconds(floor, phase)
+        wall = ours[phase][0]
+        parts = []
+        if copy:
+            parts.append(f"{wall / copy:.1f}× `cp -r`")
+        if requests:
+            parts.append(f"{wall / requests:.1f}× wrk {'GET' if phase == 'cold' else '304'}")
+        ratios.append(f"{phase} {', '.join(parts)}")
+    if ratios:
+        lines += ["", "catalog-mirror's wall time over each floor (1.0 would be the floor itself): "
+                      + "; ".join(ratios) + "."]
+    return lines
+
+
+def report(n, samples, floor, total_mb, tools, reps):
     median = {key: [statistics.median(values) for values in zip(*rows)] for key, rows in samples.items()}
     single = sorted({tool for (tool, _), rows in samples.items() if len(rows) < reps})
     note = f"; {', '.join(single)}: one run (over {SLOW_SECONDS} s)" if single else ""
     lines = [f"### N = {n} images, {total_mb:.1f} MB (median of {reps} runs each{note})", "",
-             "| tool | phase | wall s | CPU s | peak RSS MB | requests | body MB | full image bodies | images current | exit | catalog-mirror is × faster |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| tool | phase | wall s | CPU s | peak RSS MB | requests | body MB | full image bodies | images current | exit "
+             "| catalog-mirror is × faster | ÷ `cp -r` | ÷ wrk |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for phase in PHASES:
         ours = median.get(("catalog-mirror", phase))
         for tool in tools:
@@ -283,13 +312,14 @@ def report(n, samples, limit, total_mb, tools, reps):
                 continue
             wall, cpu, rss, requests, body, full, complete, status = row
             ratio = f"{wall / ours[0]:.2f}" if ours and tool != "catalog-mirror" and ours[0] > 0 else "—"
+            copy, requests_floor = floor_seconds(floor, phase)
+            over_copy = f"{wall / copy:.1f}" if copy else "—"
+            over_wrk = f"{wall / requests_floor:.1f}" if requests_floor else "—"
             lines.append(f"| {tool} | {phase} | {wall:.2f} | {cpu:.2f} | {rss:.1f} | {int(requests)} | {body / 1e6:.1f} | "
-                         f"{int(full)} | {int(complete)}/{n} | {int(status)} | {ratio} |")
+                         f"{int(full)} | {int(complete)}/{n} | {int(status)} | {ratio} | {over_copy} | {over_wrk} |")
     used = "; ".join(f"{tool}: {', '.join(sorted(PROTOCOLS.get(tool, ()))) or '?'}" for tool in tools)
     lines += ["", f"Protocols nginx logged for each tool's requests: {used}."]
-    lines += ["", f"Machine limits in the same run: nginx to one wrk client (2 threads, 8 connections) "
-                  f"{rate:.0f} requests/s, {transfer}/s, so {floor:.2f} s for {n} requests; "
-                  f"a plain copy of the image files took {copy:.2f} s.", ""]
+    lines += floor_lines(n, floor, total_mb, median) + [""]
     return "\n".join(lines)
 
 
@@ -354,53 +384,156 @@ def parser_row(base, binary, reps):
     return "\n".join(lines) + "\n"
 
 
+REGIMES = ["parser", "gallery", "https", "delay", "site", "feed"]
+ALL_TOOLS = ["catalog-mirror", "wget", "wget2", "httrack", "aria2c"]
+DEFAULT_SIZES = {"gallery": [2000, 10000], "https": [2000], "delay": [10000], "feed": [10000, 50000, 100000]}
+DEFAULT_TOOLS = {"gallery": ALL_TOOLS, "https": ALL_TOOLS, "delay": ["catalog-mirror", "wget2"]}
+
+
+class DelayProxy:
+    """delay_proxy.py between the tools and nginx for the delay regime, started and stopped by PID."""
+
+    def __init__(self, delay_ms, work):
+        self.port = PORT + 1
+        self.log = open(work / "delay-proxy.log", "w")
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "delay_proxy.py"), "--listen", f"127.0.0.1:{self.port}",
+             "--target", f"127.0.0.1:{PORT}", "--delay-ms", str(delay_ms)], stdout=self.log, stderr=self.log)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the delaying proxy did not start (see delay-proxy.log)")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, delay_ms):
+    """The gallery's three phases for each size: plain HTTP/1.1, HTTPS with HTTP/2, or HTTP/1.1
+    through the delaying proxy. Writes results/N-<n>.md, https-N-<n>.md or delay-<ms>ms-N-<n>.md."""
+    if regime == "https":
+        make_certificates(base / "tls")
+    try:
+        for n in sizes:
+            proxy = None
+            if regime == "delay":
+                proxy = DelayProxy(delay_ms, base)
+                CLIENT.update(port=proxy.port, delay_ms=delay_ms)
+            try:
+                samples, floor, total_mb, _ = run_size(n, reps, tools, binary, base)
+            finally:
+                if proxy:
+                    proxy.stop()
+                CLIENT.update(port=PORT, delay_ms=0)
+            table = report(n, samples, floor, total_mb, tools, reps)
+            print(table)
+            name, title, notes = {
+                "gallery": (f"N-{n}", f"N = {n}", ""),
+                "https": (f"https-N-{n}", f"HTTPS with HTTP/2, N = {n}", ""),
+                "delay": (f"delay-{delay_ms:g}ms-N-{n}", f"{delay_ms:g} ms added round-trip time, N = {n}",
+                          DELAY_NOTES.format(half=f"{delay_ms / 2:g}", port=PORT + 1)),
+            }[regime]
+            (results / f"{name}.md").write_text(f"# Benchmark, {title}\n\n" + header + table + "\n" + notes)
+    finally:
+        TLS["on"] = False
+
+
+DELAY_NOTES = """How the delay is made: this VM's kernel has no `sch_netem` (nor `fq`), so `tc qdisc ... netem`
+on a veth pair is not available; `delay_proxy.py` (asyncio, a separate process) sits between the
+tools and nginx (127.0.0.1:{port}) and holds every chunk {half} ms in each direction, and a new
+connection's first bytes one extra round trip (the handshake). No loss, no slow start, no bandwidth
+limit beyond a 4 MB window per connection and direction. The wrk floor goes through the same proxy,
+so it is what 8 connections with one request in flight each can do at this round-trip time.
+"""
+
+
 def main():
+    global PORT
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000])
+    parser.add_argument("--sizes", type=int, nargs="+",
+                        help="image counts for every sized regime chosen (defaults: gallery 2000 10000, "
+                             "https 2000, delay 10000, feed 10000 50000 100000)")
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--tools", nargs="+", default=["catalog-mirror", "wget", "wget2", "httrack", "aria2c"])
+    parser.add_argument("--tools", nargs="+", choices=ALL_TOOLS,
+                        help="tools of the gallery regimes (default: all five; delay: catalog-mirror wget2)")
     parser.add_argument("--work", default="/tmp/catalog-mirror-bench")
+    parser.add_argument("--port", type=int, default=PORT,
+                        help="nginx's port on 127.0.0.1 (the delaying proxy takes the next one)")
+    parser.add_argument("--results", default=str(HERE / "results"), help="where the results files go")
     parser.add_argument("--no-parser", action="store_true", help="skip the parser-throughput row")
-    parser.add_argument("--regime", nargs="+", choices=["parser", "gallery", "site"],
-                        default=["parser", "gallery", "site"],
-                        help="what to run: parser throughput, the N-image gallery (--sizes), the site crawl")
+    parser.add_argument("--regime", nargs="+", choices=REGIMES, default=["parser", "gallery", "site"],
+                        help="what to run: parser throughput, the N-image gallery (--sizes) over HTTP, over HTTPS "
+                             "with HTTP/2, through a delayed link, the site crawl, the N-item feed")
+    parser.add_argument("--all", action="store_true", help="every regime in turn, each writing its results file")
     parser.add_argument("--binary", help="a catalog-mirror binary to time instead of building release")
     parser.add_argument("--site-albums", type=int, default=1000, help="album pages of the site regime")
     parser.add_argument("--site-photos", type=int, default=20, help="photos per album of the site regime")
     parser.add_argument("--https", action="store_true",
-                        help="serve the gallery over HTTPS with HTTP/2 (a CA made for the run); results in https-N-<size>.md")
+                        help="the gallery regime over HTTPS with HTTP/2 (same as --regime https)")
+    parser.add_argument("--delay-ms", type=float,
+                        help="added round-trip time of the delay regime (default 20; given alone, the gallery "
+                             "regime runs delayed, as --regime delay)")
     args = parser.parse_args()
-    if args.no_parser and "parser" in args.regime:
-        args.regime.remove("parser")
+    PORT = args.port
+    CLIENT["port"] = PORT
+    regimes = list(REGIMES) if args.all else list(dict.fromkeys(args.regime))
+    for flag, replacement in (("https", args.https), ("delay", args.delay_ms is not None)):
+        if replacement and "gallery" in regimes:
+            regimes[regimes.index("gallery")] = flag
+    if args.no_parser and "parser" in regimes:
+        regimes.remove("parser")
+    regimes = list(dict.fromkeys(regimes))
     ensure_tools()
     binary = args.binary or build_catalog_mirror()
     base = pathlib.Path(args.work)
     base.mkdir(parents=True, exist_ok=True)
-    if args.https:
-        make_certificates(base / "tls")
     description, versions = machine()
-    results = HERE / "results"
-    results.mkdir(exist_ok=True)
-    header = (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. {description}\n\n"
-              + "".join(f"- {v}\n" for v in versions) + "\n")
-    if "parser" in args.regime:
-        table = parser_row(base, binary, max(3, args.reps))
-        print(table)
-        (results / "parser.md").write_text("# Parser throughput\n\n" + header + table)
-    for n in args.sizes if "gallery" in args.regime else []:
-        samples, limit, total_mb, _ = run_size(n, args.reps, args.tools, binary, base)
-        table = report(n, samples, limit, total_mb, args.tools, args.reps)
-        print(table)
-        name, title = (f"https-N-{n}", f"HTTPS with HTTP/2, N = {n}") if args.https else (f"N-{n}", f"N = {n}")
-        (results / f"{name}.md").write_text(f"# Benchmark, {title}\n\n" + header + table + "\n")
-    if "site" in args.regime:
-        import site_regime
-        albums, photos = args.site_albums, args.site_photos
-        samples, facts = site_regime.run(binary, base, args.reps, albums, photos, Nginx, timed, PORT)
-        table = site_regime.report(samples, facts, albums, photos, args.reps)
-        print(table)
-        (results / f"site-{albums}x{photos}.md").write_text(
-            f"# Benchmark, site crawl {albums} × {photos}\n\n" + header + table + "\n" + site_regime.NOTES)
+    results = pathlib.Path(args.results)
+    results.mkdir(parents=True, exist_ok=True)
+
+    def header():
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. {description}; load average "
+                f"{load} at the start (the 2 cores are shared with other builds: compare rows of one run, "
+                f"side by side, not across files)\n\n" + "".join(f"- {v}\n" for v in versions) + "\n")
+
+    for regime in regimes:
+        print(f"== regime {regime}", file=sys.stderr)
+        sizes = args.sizes or DEFAULT_SIZES.get(regime)
+        if regime == "parser":
+            table = parser_row(base, binary, max(3, args.reps))
+            print(table)
+            (results / "parser.md").write_text("# Parser throughput\n\n" + header() + table)
+        elif regime in ("gallery", "https", "delay"):
+            gallery_regime(regime, sizes, args.reps, args.tools or DEFAULT_TOOLS[regime], binary, base, results,
+                           header(), args.delay_ms or 20.0)
+        elif regime == "site":
+            import site_regime
+            albums, photos = args.site_albums, args.site_photos
+            samples, facts = site_regime.run(binary, base, args.reps, albums, photos, Nginx, timed, PORT)
+            table = site_regime.report(samples, facts, albums, photos, args.reps)
+            print(table)
+            (results / f"site-{albums}x{photos}.md").write_text(
+                f"# Benchmark, site crawl {albums} × {photos}\n\n" + header() + table + "\n" + site_regime.NOTES)
+        elif regime == "feed":
+            import feed_regime
+            samples, facts = feed_regime.run(binary, base, args.reps, sizes, Nginx, timed, PORT)
+            table = feed_regime.report(samples, facts, sizes, args.reps)
+            print(table)
+            (results / "feed.md").write_text("# Benchmark, one feed of N small images\n\n" + header() + table
+                                             + "\n" + feed_regime.NOTES)
 
 
 if __name__ == "__main__":
