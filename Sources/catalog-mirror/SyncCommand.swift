@@ -44,7 +44,10 @@ struct SyncCommand: AsyncParsableCommand {
             valueName: "all|largest"))
     var variants: CrawlConfiguration.Variants?
 
-    @Option(help: ArgumentHelp("Transfer at most N images at once; on plain HTTP each connection also pipelines up to 16 requests. (default: 8)", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "Transfer at most N images at once; on plain HTTP each connection also pipelines up to 16 requests. (default: 8)",
+            valueName: "N"))
     var concurrency: Int?
 
     @Option(
