@@ -54,6 +54,8 @@ final class FeedStreamParser {
     /// Bytes held until there are enough to choose the encoding.
     private var pending: [UInt8] = []
     private var context: xmlParserCtxtPtr?
+    /// Strings of the names and namespace URIs seen so far.
+    private var names = XMLNameCache()
     private let url: String
     private let documentURL: CanonicalURL?
     private let charset: String?
@@ -110,8 +112,8 @@ final class FeedStreamParser {
         }
         // A truncated document leaves its last item open: read what it holds.
         while let node = stack.popLast() {
-            if let parent = stack.indices.last {
-                stack[parent].children.append(node)
+            if let parent = stack.last {
+                parent.children.append(node)
             } else {
                 finishItem(node)
             }
@@ -200,28 +202,37 @@ final class FeedStreamParser {
         _ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         depth += 1
-        let name = localName.map { String(cString: $0) } ?? ""
-        var namespace = uri.map { String(cString: $0) }
-        if namespace == nil, let prefix {
+        let name = localName.map { names.string($0) } ?? ""
+        var namespace: String?
+        var lists = FeedNamespaces.none
+        if let uri {
+            let known = names.namespace(uri)
+            namespace = known.uri
+            lists = known.lists
+        } else if let prefix {
             // An undeclared prefix (`media:content` with no xmlns:media): read it as feed readers do.
             namespace = FeedScanner.wellKnownPrefixes[String(cString: prefix)]
+            lists = FeedNamespaces(of: namespace)
         }
-        var values: [String: String] = [:]
+        var values: [(name: String, value: String)] = []
         var xmlBase: String?
-        if let attributes {
+        if let attributes, count > 0 {
+            values.reserveCapacity(Int(count))
             // libxml2 passes five pointers per attribute: local name, prefix, URI, value start, value end.
             for index in 0..<Int(count) {
                 let base = index * 5
                 guard let attributeName = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
                 else { continue }
                 let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-                let key = String(cString: attributeName)
+                let key = names.string(attributeName)
                 if key == "base", let attributeURI = attributes[base + 2],
-                    String(cString: attributeURI) == "http://www.w3.org/XML/1998/namespace"
+                    names.string(attributeURI) == "http://www.w3.org/XML/1998/namespace"
                 {
                     xmlBase = value
+                } else if let same = values.firstIndex(where: { $0.name == key }) {
+                    values[same].value = value
                 } else {
-                    values[key] = value
+                    values.append((key, value))
                 }
             }
         }
@@ -234,12 +245,13 @@ final class FeedStreamParser {
             return
         }
         if stack.isEmpty {
-            guard isItem(name, namespace) else { return }
+            guard isItem(name, lists) else { return }
             itemDepth = depth
         }
         nodesInItem += 1
         guard nodesInItem <= Self.maxNodesPerItem else { return }
-        stack.append(FeedNode(name: name, namespace: namespace, attributes: values, base: bases.last?.url ?? documentURL))
+        stack.append(
+            FeedNode(name: name, namespace: namespace, lists: lists, attributes: values, base: bases.last?.url ?? documentURL))
     }
 
     private func recognizeRoot(_ name: String, _ namespace: String?) {
@@ -257,8 +269,8 @@ final class FeedStreamParser {
     }
 
     private func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
-        guard let text, !stack.isEmpty, stack[stack.count - 1].text.utf8.count < Self.maxTextPerElement else { return }
-        stack[stack.count - 1].text += String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+        guard let text, let node = stack.last, node.text.utf8.count < Self.maxTextPerElement else { return }
+        node.text += String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
     }
 
     private func close() {
@@ -269,8 +281,8 @@ final class FeedStreamParser {
         // Only elements that were kept are popped (an oversized item skips the rest).
         guard !stack.isEmpty, depth == itemDepth + stack.count - 1 else { return }
         let node = stack.removeLast()
-        if let parent = stack.indices.last {
-            stack[parent].children.append(node)
+        if let parent = stack.last {
+            parent.children.append(node)
             return
         }
         finishItem(node)
@@ -282,7 +294,7 @@ final class FeedStreamParser {
         case .rss, .atom:
             ready += FeedItemReader(item: node, isAtom: kind == .atom).references(numberingFrom: &nextPhoto)
         case .sitemap where node.name == "sitemap":
-            if let location = node.child("loc", in: FeedScanner.sitemapNamespaces)?.text.nonEmpty {
+            if let location = node.child("loc", in: .sitemap)?.text.nonEmpty {
                 sitemaps.append(location)
             }
         case .sitemap: ready += FeedScanner.sitemapURL(node, numberingFrom: &nextPhoto)
@@ -290,11 +302,11 @@ final class FeedStreamParser {
         }
     }
 
-    private func isItem(_ name: String, _ namespace: String?) -> Bool {
+    private func isItem(_ name: String, _ lists: FeedNamespaces) -> Bool {
         switch kind {
         case .rss: name == "item"
-        case .atom: name == "entry" && (bareAtom || FeedScanner.atomNamespaces.contains(namespace))
-        case .sitemap: (name == "url" || name == "sitemap") && FeedScanner.sitemapNamespaces.contains(namespace)
+        case .atom: name == "entry" && (bareAtom || lists.contains(.atom))
+        case .sitemap: (name == "url" || name == "sitemap") && lists.contains(.sitemap)
         case nil: false
         }
     }

@@ -102,6 +102,27 @@ struct MarkupNode {
         return nil
     }
 
+    /// Whether some attribute's name starts with `prefix` (lower-case ASCII) in any case: a test
+    /// before `attributes`, which makes a string of every name and value.
+    func hasAttribute(prefixedBy prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        var attr = pointer.pointee.properties
+        while let current = attr {
+            if let name = current.pointee.name {
+                var index = 0
+                while index < count {
+                    let byte = name[index]
+                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    guard lower == prefix.utf8Start[index] else { break }
+                    index += 1
+                }
+                if index == count { return true }
+            }
+            attr = current.pointee.next
+        }
+        return false
+    }
+
     /// All attributes as (lower-cased name, value) pairs, in document order.
     var attributes: [(name: String, value: String)] {
         var result: [(String, String)] = []
@@ -153,6 +174,11 @@ extension String {
     /// is dropped. Works on scalars and copies only when there is white space: splitting by
     /// `Character` was 22 % of a 100,000-item feed's extraction (grapheme breaking per byte).
     var collapsingWhitespace: String {
+        switch utf8.withContiguousStorageIfAvailable(Self.collapsingASCII) {
+        case .unchanged: return self
+        case .collapsed(let text): return text
+        case .notASCII, nil: break
+        }
         guard unicodeScalars.contains(where: \.isWhiteSpace) else { return self }
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count)
@@ -169,6 +195,40 @@ extension String {
             UTF8.encode(scalar) { output.append($0) }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    private enum Collapsed {
+        case unchanged, collapsed(String), notASCII
+    }
+
+    /// `collapsingWhitespace` for ASCII text, byte by byte.
+    private static func collapsingASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Collapsed {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        var hasSpace = false
+        for byte in bytes {
+            guard byte < 0x80 else { return .notASCII }
+            if isSpace(byte) { hasSpace = true }
+        }
+        guard hasSpace else { return .unchanged }
+        return .collapsed(
+            String(unsafeUninitializedCapacity: bytes.count) { output in
+                var count = 0
+                var pendingSpace = false
+                for byte in bytes {
+                    if isSpace(byte) {
+                        pendingSpace = count > 0
+                        continue
+                    }
+                    if pendingSpace {
+                        output[count] = 0x20
+                        count += 1
+                        pendingSpace = false
+                    }
+                    output[count] = byte
+                    count += 1
+                }
+                return count
+            })
     }
 
     /// nil when the string is empty after collapsing white space.
