@@ -91,11 +91,7 @@ struct MarkupNode {
         var attr = pointer.pointee.properties
         while let current = attr {
             if let attrName = current.pointee.name, Self.equalsIgnoringASCIICase(attrName, name) {
-                guard let value = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) else {
-                    return ""
-                }
-                defer { cm_xmlFree(value) }
-                return String(cString: value)
+                return Self.value(of: current, in: pointer.pointee.doc)
             }
             attr = current.pointee.next
         }
@@ -123,18 +119,26 @@ struct MarkupNode {
         return false
     }
 
+    /// The value of an attribute: its text node's content when it has one text node (nearly
+    /// always: read in place, where `xmlNodeListGetString` would copy it into a fresh C string
+    /// for each lookup), else the text of its nodes as libxml2 joins them. "" when it has none.
+    private static func value(of attribute: xmlAttrPtr, in document: xmlDocPtr?) -> String {
+        guard let children = attribute.pointee.children else { return "" }
+        if children.pointee.type == XML_TEXT_NODE, children.pointee.next == nil {
+            return children.pointee.content.map { String(cString: $0) } ?? ""
+        }
+        guard let value = xmlNodeListGetString(document, children, 1) else { return "" }
+        defer { cm_xmlFree(value) }
+        return String(cString: value)
+    }
+
     /// All attributes as (lower-cased name, value) pairs, in document order.
     var attributes: [(name: String, value: String)] {
         var result: [(String, String)] = []
         var attr = pointer.pointee.properties
         while let current = attr {
             if let attrName = current.pointee.name {
-                var value = ""
-                if let raw = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) {
-                    value = String(cString: raw)
-                    cm_xmlFree(raw)
-                }
-                result.append((String(cString: attrName).lowercased(), value))
+                result.append((String(cString: attrName).lowercased(), Self.value(of: current, in: pointer.pointee.doc)))
             }
             attr = current.pointee.next
         }
@@ -204,12 +208,16 @@ extension String {
     /// `collapsingWhitespace` for ASCII text, byte by byte.
     private static func collapsingASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Collapsed {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-        var hasSpace = false
+        // Unchanged unless there is white space other than single spaces between words.
+        var changes = false
+        var previousIsSpace = true
         for byte in bytes {
             guard byte < 0x80 else { return .notASCII }
-            if isSpace(byte) { hasSpace = true }
+            let space = isSpace(byte)
+            if space && (byte != 0x20 || previousIsSpace) { changes = true }
+            previousIsSpace = space
         }
-        guard hasSpace else { return .unchanged }
+        guard changes || previousIsSpace && !bytes.isEmpty else { return .unchanged }
         return .collapsed(
             String(unsafeUninitializedCapacity: bytes.count) { output in
                 var count = 0

@@ -11,12 +11,14 @@ import CLibXML
 struct XMLNameCache {
     private struct Entry {
         var pointer: UnsafePointer<xmlChar>?
+        /// The name's bytes with the terminating NUL, to compare with libxml2's.
+        var bytes: [xmlChar]
         var string: String
         var lists: FeedNamespaces
     }
 
     private static let slots = 256
-    private var entries = [Entry](repeating: Entry(pointer: nil, string: "", lists: []), count: slots)
+    private var entries = [Entry](repeating: Entry(pointer: nil, bytes: [0], string: "", lists: []), count: slots)
 
     /// The string of the NUL-terminated `pointer`.
     mutating func string(_ pointer: UnsafePointer<xmlChar>) -> String {
@@ -33,20 +35,15 @@ struct XMLNameCache {
         // Names and URIs share the table; a URI's slot is kept apart by the low bit.
         let slot = (Int(bitPattern: UInt(bitPattern: pointer) >> 3) &* 2 + (namespace ? 1 : 0)) & (Self.slots - 1)
         let cached = entries[slot]
-        if cached.pointer == pointer, Self.spells(pointer, cached.string) { return cached }
+        if cached.pointer == pointer, cached.bytes.withUnsafeBufferPointer({ xmlStrEqual($0.baseAddress, pointer) == 1 }) {
+            return cached
+        }
         let string = String(cString: pointer)
-        let entry = Entry(pointer: pointer, string: string, lists: namespace ? FeedNamespaces(of: string) : [])
+        let entry = Entry(
+            pointer: pointer, bytes: Array(UnsafeBufferPointer(start: pointer, count: Int(xmlStrlen(pointer)) + 1)),
+            string: string,
+            lists: namespace ? FeedNamespaces(of: string) : [])
         entries[slot] = entry
         return entry
-    }
-
-    /// Whether the NUL-terminated `pointer` holds exactly `string`'s bytes.
-    private static func spells(_ pointer: UnsafePointer<xmlChar>, _ string: String) -> Bool {
-        var index = 0
-        for byte in string.utf8 {
-            guard pointer[index] == byte else { return false }
-            index += 1
-        }
-        return pointer[index] == 0
     }
 }
