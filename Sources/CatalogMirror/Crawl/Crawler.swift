@@ -289,11 +289,24 @@ struct Crawler: Sendable {
 
     // MARK: - References
 
+    private static let httpsLetters = Array("https".utf8)
+
     /// True for references that name no fetchable resource (`data:`, `javascript:`, ...).
     static func isInert(_ reference: ImageReference) -> Bool {
         // Bytes up to the first ":" only; the longest inert scheme has 10 letters.
         let utf8 = reference.url.utf8
         guard let colon = utf8.prefix(64).firstIndex(of: UInt8(ascii: ":")) else { return false }
+        // http and https, in any case, without making a string (most references are one).
+        let letters = Self.httpsLetters
+        var count = 0
+        for byte in utf8[..<colon] {
+            guard count < letters.count, byte | 0x20 == letters[count] else {
+                count = -1
+                break
+            }
+            count += 1
+        }
+        if count == 4 || count == 5 { return false }
         let scheme = String(decoding: utf8[..<colon], as: UTF8.self).trimmingSpaces
         return scheme.utf8.count <= 10 && inertSchemes.contains(scheme.lowercased())
     }

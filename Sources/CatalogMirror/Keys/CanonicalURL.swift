@@ -21,15 +21,15 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     /// UTF-8 offsets into `string`: the scheme ends at `schemeEnd` (the ":"); the authority runs
     /// from `authorityStart` (after "//", or -1 when there is none) to `pathStart`, and the host
     /// from `hostStart` to `hostEnd` inside it; the query starts after `queryStart` (the "?",
-    /// or -1 when there is none).
-    private let schemeEnd: Int32
-    private let authorityStart: Int32
-    private let hostStart: Int32
-    private let hostEnd: Int32
-    private let pathStart: Int32
-    private let queryStart: Int32
+    /// or -1 when there is none). Internal for the fast path (`CanonicalURL+FastPath.swift`).
+    let schemeEnd: Int32
+    let authorityStart: Int32
+    let hostStart: Int32
+    let hostEnd: Int32
+    let pathStart: Int32
+    let queryStart: Int32
     /// The explicit port, or -1.
-    private let portValue: Int32
+    let portValue: Int32
 
     /// Lower-cased scheme without the colon, e.g. `http`.
     public var scheme: String { part(0, schemeEnd) }
@@ -68,6 +68,15 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     /// `mailto:`...), a relative reference without a base, or a reference the URL Standard
     /// rejects (bad port, invalid host, no host). Default: no base.
     public init?(_ text: String, relativeTo base: CanonicalURL? = nil) {
+        if let key = Self.canonicalFastPath(text, relativeTo: base) {
+            self = key
+            return
+        }
+        self.init(parsing: text, relativeTo: base)
+    }
+
+    /// The same key through the full parser, always (the fast path's tests compare the two).
+    init?(parsing text: String, relativeTo base: CanonicalURL?) {
         guard let record = WebURLParser.parse(text, base: base?.record) else { return nil }
         let path = PercentEncoding.normalize(String(decoding: record.path, as: UTF8.self), allowed: .path)
         let query = record.query.map { PercentEncoding.normalize(String(decoding: $0, as: UTF8.self), allowed: .query) }
@@ -109,6 +118,22 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
         record.path = Array(path.utf8)
         record.query = query.map { Array($0.utf8) }
         return record
+    }
+
+    /// A key from text known to be canonical and the offsets of its parts (see the stored
+    /// properties; -1 for an absent query or port).
+    init(
+        canonical string: String, schemeEnd: Int, authorityStart: Int, hostStart: Int, hostEnd: Int, pathStart: Int,
+        queryStart: Int, port: Int
+    ) {
+        self.string = string
+        self.schemeEnd = Int32(truncatingIfNeeded: schemeEnd)
+        self.authorityStart = Int32(truncatingIfNeeded: authorityStart)
+        self.hostStart = Int32(truncatingIfNeeded: hostStart)
+        self.hostEnd = Int32(truncatingIfNeeded: hostEnd)
+        self.pathStart = Int32(truncatingIfNeeded: pathStart)
+        self.queryStart = Int32(truncatingIfNeeded: queryStart)
+        self.portValue = Int32(truncatingIfNeeded: port)
     }
 
     private init?(scheme: String, host: String, port: Int?, authority: String?, path: String, query: String?) {

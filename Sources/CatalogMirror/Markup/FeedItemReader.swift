@@ -24,21 +24,21 @@ struct FeedItemReader {
         self.isAtom = isAtom
     }
 
-    /// The keys made so far, by base and URL as written.
+    /// The keys made so far, with the base and the URL as written they were made from (an
+    /// item has a few: a linear search beats hashing a joined string).
     private final class Resolutions {
-        var keys: [String: CanonicalURL] = [:]
+        var made: [(base: CanonicalURL?, url: String, key: CanonicalURL)] = []
     }
 
     /// `reference` resolved against `node`'s base, reusing a resolution this item already made.
     private func resolved(_ reference: ImageReference, in node: FeedNode) -> ImageReference {
-        let memo = (node.base?.string ?? "") + "\u{0}" + reference.url
-        if let key = resolutions.keys[memo] {
+        for made in resolutions.made where made.url == reference.url && made.base?.string == node.base?.string {
             var reference = reference
-            reference.resolve(to: key)
+            reference.resolve(to: made.key)
             return reference
         }
         let resolved = node.resolved(reference)
-        if let key = resolved.resolvedKey { resolutions.keys[memo] = key }
+        if let key = resolved.resolvedKey { resolutions.made.append((node.base, reference.url, key)) }
         return resolved
     }
 
@@ -73,18 +73,20 @@ struct FeedItemReader {
 
     private func mainPhotos() -> PhotoSet {
         var photos = PhotoSet()
-        for node in item.children where FeedScanner.mediaNamespaces.contains(node.namespace) {
+        for node in item.children where node.lists.contains(.media) {
             if node.name == "group" {
-                var renditions = node.children("content", in: FeedScanner.mediaNamespaces).filter(isImageMedia).compactMap {
+                var renditions = node.children("content", in: .media).filter(isImageMedia).compactMap {
                     mediaContent($0, group: node)
                 }
-                renditions += node.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail)
-                renditions += node.children("content", in: FeedScanner.mediaNamespaces).filter(isImageMedia).flatMap {
-                    $0.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail)
+                renditions += node.children("thumbnail", in: .media).compactMap(thumbnail)
+                renditions += node.children("content", in: .media).filter(isImageMedia).flatMap {
+                    $0.children("thumbnail", in: .media).compactMap(thumbnail)
                 }
                 photos.add(renditions)
             } else if node.name == "content", isImageMedia(node), let content = mediaContent(node, group: nil) {
-                photos.add([content] + node.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail))
+                photos.add(
+                    node.children.isEmpty
+                        ? [content] : [content] + node.children("thumbnail", in: .media).compactMap(thumbnail))
             }
         }
         let mediaPhotos = photos.count
@@ -96,7 +98,7 @@ struct FeedItemReader {
                 photos.add([enclosure])
             }
         }
-        let thumbnails = item.children("thumbnail", in: FeedScanner.mediaNamespaces).compactMap(thumbnail)
+        let thumbnails = item.children("thumbnail", in: .media).compactMap(thumbnail)
         if !thumbnails.isEmpty {
             if photos.isEmpty {
                 photos.add(thumbnails)
@@ -113,25 +115,25 @@ struct FeedItemReader {
         var result: [ImageReference] = []
         for node in item.children {
             var url: String?
-            var type = node.attribute("type")
-            var length = node.attribute("length")
             if isAtom {
-                guard FeedScanner.atomNamespaces.contains(node.namespace) else { continue }
+                guard node.lists.contains(.atom) else { continue }
                 if node.name == "link", node.attribute("rel")?.trimmingSpaces.lowercased() == "enclosure" {
                     url = node.attribute("href")
-                } else if node.name == "content", let source = node.attribute("src"),
-                    type?.lowercased().hasPrefix("image/") == true || (type == nil && HTMLScanner.hasImageExtension(source))
-                {
-                    url = source
+                } else if node.name == "content", let source = node.attribute("src") {
+                    let type = node.attribute("type")
+                    if type?.lowercased().hasPrefix("image/") == true || (type == nil && HTMLScanner.hasImageExtension(source)) {
+                        url = source
+                    }
                 }
-            } else if node.isElement("enclosure", in: FeedScanner.rssNamespaces) {
+            } else if node.isElement("enclosure", in: .rss) {
                 url = node.attribute("url")
-            } else if node.isElement("enclosure", namespace: FeedScanner.modEnclosure) {
+            } else if node.isElement("enclosure", in: .modEnclosure) {
                 url = node.attribute("resource") ?? node.attribute("url")
-                type = type ?? node.attribute("type")
-                length = length ?? node.attribute("length")
             }
             guard let raw = url?.nonEmpty else { continue }
+            // Only an element that names a URL is asked for its type and length.
+            let type = node.attribute("type")
+            let length = node.attribute("length")
             if let type = type?.trimmingSpaces.lowercased(), !type.isEmpty {
                 guard type.hasPrefix("image/") else { continue }
             } else if FeedScanner.hasMediaExtension(raw) {
@@ -154,11 +156,11 @@ struct FeedItemReader {
                 url: raw, titleSource: .catalog,
                 declaredLength: node.integer("fileSize").map(Int64.init), declaredType: node.attribute("type")?.nonEmpty,
                 size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height"))), in: node)
-        let title = node.child("title", in: FeedScanner.mediaNamespaces) ?? group?.child("title", in: FeedScanner.mediaNamespaces)
+        let title = node.child("title", in: .media) ?? group?.child("title", in: .media)
         reference.title = title.flatMap { FeedScanner.plainText($0.text) }
         let description =
-            node.child("description", in: FeedScanner.mediaNamespaces)
-            ?? group?.child("description", in: FeedScanner.mediaNamespaces)
+            node.child("description", in: .media)
+            ?? group?.child("description", in: .media)
         if let text = description.flatMap({ FeedScanner.plainText($0.text) }) { reference.metadata["description"] = text }
         return reference
     }
@@ -202,17 +204,17 @@ struct FeedItemReader {
     /// The HTML an element of the item carries, if it is one that holds the item's HTML.
     private func htmlContent(of node: FeedNode) -> String? {
         if isAtom {
-            guard FeedScanner.atomNamespaces.contains(node.namespace), node.name == "content" || node.name == "summary",
+            guard node.lists.contains(.atom), node.name == "content" || node.name == "summary",
                 node.attribute("src") == nil
             else { return nil }
             return Self.atomHTML(node)
         }
-        if node.isElement("description", in: FeedScanner.rssNamespaces)
-            || node.isElement("encoded", namespace: FeedScanner.contentModule)
+        if node.isElement("description", in: .rss)
+            || node.isElement("encoded", in: .contentModule)
         {
             return node.text
         }
-        if node.isElement("body", namespace: FeedScanner.xhtml) { return node.childrenAsHTML }
+        if node.isElement("body", in: .xhtml) { return node.childrenAsHTML }
         return nil
     }
 
@@ -240,10 +242,10 @@ struct FeedItemReader {
     private var itemTitle: String? {
         let own =
             isAtom
-            ? item.child("title", in: FeedScanner.atomNamespaces).flatMap(Self.atomText)
-            : (item.child("title", in: FeedScanner.rssNamespaces) ?? item.child("title", in: FeedScanner.dublinCore))
+            ? item.child("title", in: .atom).flatMap(Self.atomText)
+            : (item.child("title", in: .rss) ?? item.child("title", in: .dublinCore))
                 .flatMap { FeedScanner.plainText($0.fullText) }
-        return own ?? item.child("title", in: FeedScanner.mediaNamespaces).flatMap { FeedScanner.plainText($0.text) }
+        return own ?? item.child("title", in: .media).flatMap { FeedScanner.plainText($0.text) }
     }
 
     /// The text of an Atom text construct: tags stripped from html and xhtml.
@@ -257,34 +259,39 @@ struct FeedItemReader {
         let description: String?
         if isAtom {
             description =
-                (item.child("summary", in: FeedScanner.atomNamespaces) ?? item.child("content", in: FeedScanner.atomNamespaces))
+                (item.child("summary", in: .atom) ?? item.child("content", in: .atom))
                 .flatMap(Self.atomText)
         } else {
-            description = item.child("description", in: FeedScanner.rssNamespaces).flatMap {
+            description = item.child("description", in: .rss).flatMap {
                 FeedScanner.plainText($0.fullText, isHTML: true)
             }
         }
         if let description = description
-            ?? item.child("description", in: FeedScanner.mediaNamespaces).flatMap({ FeedScanner.plainText($0.text, isHTML: true) }
+            ?? item.child("description", in: .media).flatMap({ FeedScanner.plainText($0.text, isHTML: true) }
             )
         {
             metadata["description"] = description
         }
-        let author = item.child("author", in: FeedScanner.atomNamespaces)?.child("name", in: FeedScanner.atomNamespaces)
+        let author = item.child("author", in: .atom)?.child("name", in: .atom)
         let creator =
-            item.child("creator", in: FeedScanner.dublinCore) ?? author
-            ?? (isAtom ? nil : item.child("author", in: FeedScanner.rssNamespaces))
-            ?? item.child("credit", in: FeedScanner.mediaNamespaces)
+            item.child("creator", in: .dublinCore) ?? author
+            ?? (isAtom ? nil : item.child("author", in: .rss))
+            ?? item.child("credit", in: .media)
         if let text = creator.flatMap({ FeedScanner.plainText($0.text) }) { metadata["creator"] = text }
-        let dates =
-            isAtom
-            ? [
-                ("published", FeedScanner.atomNamespaces), ("updated", FeedScanner.atomNamespaces),
-                ("issued", FeedScanner.atomNamespaces), ("modified", FeedScanner.atomNamespaces),
-                ("created", FeedScanner.atomNamespaces), ("date", FeedScanner.dublinCore),
-            ]
-            : [("pubDate", FeedScanner.rssNamespaces), ("date", FeedScanner.dublinCore)]
-        if let date = dates.lazy.compactMap({ item.child($0.0, in: $0.1)?.text.nonEmpty }).first { metadata["date"] = date }
+        let dates = isAtom ? Self.atomDates : Self.rssDates
+        for (name, lists) in dates {
+            if let date = item.child(name, in: lists)?.text.nonEmpty {
+                metadata["date"] = date
+                break
+            }
+        }
         return metadata
     }
+
+    /// The elements that date an entry, in order of preference.
+    private static let atomDates: [(String, FeedNamespaces)] = [
+        ("published", .atom), ("updated", .atom), ("issued", .atom), ("modified", .atom), ("created", .atom),
+        ("date", .dublinCore),
+    ]
+    private static let rssDates: [(String, FeedNamespaces)] = [("pubDate", .rss), ("date", .dublinCore)]
 }

@@ -2,39 +2,56 @@ import Foundation
 
 /// An element of the feed item being parsed, as plain Swift: attributes, text, children, and
 /// the base URL in effect for it (`xml:base` at every level, resolved outward to the document).
-struct FeedNode {
-    var name: String
-    var namespace: String?
-    /// Attributes by local name (the namespace of an attribute is not kept, except `xml:base`,
-    /// which is folded into `base`).
-    var attributes: [String: String]
+///
+/// A class: a reader looks at each element of an item several times (photos, enclosures, HTML,
+/// title, metadata), and copying a struct of six references at every look was a tenth of
+/// reading a feed.
+final class FeedNode {
+    let name: String
+    let namespace: String?
+    /// The namespace lists `namespace` is in.
+    let lists: FeedNamespaces
+    /// Attributes by local name, in document order, each name once (a later attribute with the
+    /// same local name replaces the value). The namespace of an attribute is not kept, except
+    /// `xml:base`, which is folded into `base`. An array: elements have a handful of attributes.
+    let attributes: [(name: String, value: String)]
     /// The base its relative URLs resolve against: the innermost `xml:base`, itself resolved
     /// against its parent's, the document's URL outermost. nil when the document URL is unusable.
-    var base: CanonicalURL?
+    let base: CanonicalURL?
     /// The element's own text (CDATA included); the text of children is in the children.
     var text = ""
     var children: [FeedNode] = []
 
-    func attribute(_ name: String) -> String? { attributes[name] }
-
-    /// True when the element is `name` in one of `namespaces`.
-    func isElement(_ name: String, in namespaces: Set<String?>) -> Bool {
-        self.name == name && namespaces.contains(namespace)
+    init(
+        name: String, namespace: String?, lists: FeedNamespaces, attributes: [(name: String, value: String)],
+        base: CanonicalURL?
+    ) {
+        self.name = name
+        self.namespace = namespace
+        self.lists = lists
+        self.attributes = attributes
+        self.base = base
     }
 
-    /// True when the element is `name` in `namespace` (no set built for one namespace).
-    func isElement(_ name: String, namespace: String?) -> Bool {
-        self.name == name && self.namespace == namespace
+    func attribute(_ name: String) -> String? {
+        for attribute in attributes where attribute.name == name { return attribute.value }
+        return nil
     }
 
-    /// The first child named `name` in one of `namespaces`.
-    func child(_ name: String, in namespaces: Set<String?>) -> FeedNode? {
-        children.first { $0.name == name && namespaces.contains($0.namespace) }
+    /// True when the element is `name` in a namespace of `lists` (one list, in practice).
+    func isElement(_ name: String, in lists: FeedNamespaces) -> Bool {
+        self.name == name && self.lists.contains(lists)
     }
 
-    /// The children named `name` in one of `namespaces`.
-    func children(_ name: String, in namespaces: Set<String?>) -> [FeedNode] {
-        children.filter { $0.name == name && namespaces.contains($0.namespace) }
+    /// The first child named `name` in a namespace of `lists`.
+    func child(_ name: String, in lists: FeedNamespaces) -> FeedNode? {
+        for child in children where child.isElement(name, in: lists) { return child }
+        return nil
+    }
+
+    /// The children named `name` in a namespace of `lists`.
+    func children(_ name: String, in lists: FeedNamespaces) -> [FeedNode] {
+        children.filter { $0.isElement(name, in: lists) }
     }
 
     /// `raw` resolved against this element's base, as an absolute URL string; the string as
@@ -60,7 +77,7 @@ struct FeedNode {
 
     /// A number attribute (`width`, `fileSize`...), when it is a positive integer.
     func integer(_ name: String) -> Int? {
-        guard let value = attributes[name].flatMap({ Int($0.trimmingSpaces) }), value > 0 else { return nil }
+        guard let value = attribute(name).flatMap({ Int($0.trimmingSpaces) }), value > 0 else { return nil }
         return value
     }
 
@@ -92,7 +109,7 @@ struct FeedNode {
     private func writeHTML(into html: inout String, depth: Int) {
         guard depth < 64 else { return }
         html += "<" + name
-        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in attributes.sorted(by: { $0.name < $1.name }) {
             html += " \(key)=\"\(Self.escape(value, quote: true))\""
         }
         html += ">" + Self.escape(text, quote: false)

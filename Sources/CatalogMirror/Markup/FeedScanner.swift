@@ -67,11 +67,11 @@ public enum FeedScanner {
     /// titled by `<image:title>` (or `<image:caption>`).
     static func sitemapURL(_ url: FeedNode, numberingFrom next: inout Int) -> [ImageReference] {
         var photos = PhotoSet()
-        for image in url.children("image", in: [imageSitemap]) {
-            guard let loc = image.child("loc", in: [imageSitemap])?.text.nonEmpty else { continue }
-            let title = image.child("title", in: [imageSitemap])?.text.nonEmpty
+        for image in url.children("image", in: .imageSitemap) {
+            guard let loc = image.child("loc", in: .imageSitemap)?.text.nonEmpty else { continue }
+            let title = image.child("title", in: .imageSitemap)?.text.nonEmpty
             var metadata: [String: String] = [:]
-            if let caption = image.child("caption", in: [imageSitemap])?.text.nonEmpty { metadata["caption"] = caption }
+            if let caption = image.child("caption", in: .imageSitemap)?.text.nonEmpty { metadata["caption"] = caption }
             photos.add([
                 ImageReference(
                     url: image.resolve(loc), title: title ?? metadata["caption"], titleSource: title == nil ? .caption : .catalog,
@@ -93,31 +93,44 @@ public enum FeedScanner {
     /// says the text is HTML even without markup in it (an RSS description).
     static func plainText(_ text: String, isHTML: Bool = false) -> String? {
         var result = text
-        if text.utf8.contains(UInt8(ascii: "<")) || (text.utf8.contains(UInt8(ascii: "&")) && (isHTML || hasEntity(text))),
+        var hasMarkup = false
+        var hasAmpersand = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "<") {
+                hasMarkup = true
+                break
+            }
+            if byte == UInt8(ascii: "&") { hasAmpersand = true }
+        }
+        if hasMarkup || (hasAmpersand && (isHTML || hasEntity(text))),
             let document = try? MarkupDocument.html(Array(("<body>" + text).utf8), url: "", encoding: "UTF-8")
         {
             result = document.root?.text ?? text
         }
         let collapsed = result.collapsingWhitespace
-        return collapsed.isEmpty ? nil : String(collapsed.prefix(1000))
+        // At most 1,000 characters: a text of at most 1,000 bytes has no more (and is not copied).
+        if collapsed.utf8.count <= 1000 { return collapsed.isEmpty ? nil : collapsed }
+        return String(collapsed.prefix(1000))
     }
 
     /// True when `text` holds something shaped like an HTML character reference (`&eacute;`, `&#233;`).
     private static func hasEntity(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        while let amp = bytes[index...].firstIndex(of: UInt8(ascii: "&")) {
-            var end = amp + 1
-            while end < bytes.count, end - amp <= 32,
-                bytes[end] == UInt8(ascii: "#")
-                    || (bytes[end] | 0x20 >= UInt8(ascii: "a") && bytes[end] | 0x20 <= UInt8(ascii: "z"))
-                    || (bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9"))
-            {
-                end += 1
+        var text = text
+        return text.withUTF8 { bytes in
+            var index = 0
+            while let amp = bytes[index...].firstIndex(of: UInt8(ascii: "&")) {
+                var end = amp + 1
+                while end < bytes.count, end - amp <= 32,
+                    bytes[end] == UInt8(ascii: "#")
+                        || (bytes[end] | 0x20 >= UInt8(ascii: "a") && bytes[end] | 0x20 <= UInt8(ascii: "z"))
+                        || (bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9"))
+                {
+                    end += 1
+                }
+                if end > amp + 1, end < bytes.count, bytes[end] == UInt8(ascii: ";") { return true }
+                index = end
             }
-            if end > amp + 1, end < bytes.count, bytes[end] == UInt8(ascii: ";") { return true }
-            index = end
+            return false
         }
-        return false
     }
 }

@@ -15,8 +15,10 @@ final class FeedStreamParser {
     /// Elements kept per item (an item larger than this keeps its first ones).
     static let maxNodesPerItem = 2_000
 
-    private(set) var kind: FeedScanner.Kind?
-    private(set) var sitemaps: [String] = []
+    /// RSS, Atom or a sitemap, once the root element is read.
+    var kind: FeedScanner.Kind? { events.kind }
+    /// For a sitemap index: the sitemaps it lists so far.
+    var sitemaps: [String] { events.sitemaps }
     /// What was odd about the document, one line each, naming it (entity declarations,
     /// recovered ill-formedness, an unknown charset). Filled in as parsing goes; complete after
     /// `finish()`.
@@ -33,20 +35,11 @@ final class FeedStreamParser {
         return lines
     }
 
-    private var ready: [ImageReference] = []
+    /// What the SAX events build: one stored struct, so that an event is one access to the
+    /// parser (each access to a class's stored property is checked for exclusivity at run time,
+    /// and a dozen per element were a tenth of reading a feed).
+    private var events: Events
     private var failure: String?
-    private var depth = 0
-    /// The open elements of the current item, outermost first; empty outside items.
-    private var stack: [FeedNode] = []
-    /// The depth of the current item's element.
-    private var itemDepth = 0
-    private var nodesInItem = 0
-    /// `xml:base` in effect: the depth of the element that set it, and the resolved base.
-    private var bases: [(depth: Int, url: CanonicalURL?)] = []
-    /// The next photo number: photos are numbered across the whole document.
-    private var nextPhoto = 0
-    /// True for a root `<feed>` with no namespace (an Atom feed that forgot it).
-    private var bareAtom = false
     private var entities: [String] = []
     private var firstError: String?
     private var errorCount = 0
@@ -55,11 +48,10 @@ final class FeedStreamParser {
     private var pending: [UInt8] = []
     private var context: xmlParserCtxtPtr?
     private let url: String
-    private let documentURL: CanonicalURL?
     private let charset: String?
 
     /// Bytes the parser holds for the item under way (a bound, for tests).
-    var retainedTextBytes: Int { stack.reduce(0) { $0 + Self.textBytes($1) } }
+    var retainedTextBytes: Int { events.retainedTextBytes }
 
     private var noun: String { kind == .sitemap ? "the sitemap" : "the feed" }
 
@@ -67,7 +59,7 @@ final class FeedStreamParser {
     /// its HTTP `Content-Type` (default nil: the BOM, then the XML declaration, then UTF-8).
     init(url: String, charset: String? = nil) {
         self.url = url
-        self.documentURL = CanonicalURL(url)
+        self.events = Events(documentURL: CanonicalURL(url))
         self.charset = charset
     }
 
@@ -91,7 +83,7 @@ final class FeedStreamParser {
             push(bytes)
         }
         if let failure { throw MarkupError(message: failure) }
-        return takeReady()
+        return events.takeReady()
     }
 
     /// Ends the document; returns the last items (an item left open by a truncated document
@@ -108,15 +100,8 @@ final class FeedStreamParser {
         guard kind != nil else {
             throw MarkupError(message: firstError.map { "not XML (\($0))" } ?? "no root element")
         }
-        // A truncated document leaves its last item open: read what it holds.
-        while let node = stack.popLast() {
-            if let parent = stack.indices.last {
-                stack[parent].children.append(node)
-            } else {
-                finishItem(node)
-            }
-        }
-        return takeReady()
+        events.finishOpenItem()
+        return events.takeReady()
     }
 
     private func start() {
@@ -124,11 +109,12 @@ final class FeedStreamParser {
         var handler = xmlSAXHandler()
         handler.initialized = XML_SAX2_MAGIC
         handler.startElementNs = { context, localName, prefix, uri, _, _, count, _, attributes in
-            FeedStreamParser.from(context)?.open(localName, prefix, uri, count, attributes)
+            guard let parser = FeedStreamParser.from(context) else { return }
+            if let refusal = parser.events.open(localName, prefix, uri, count, attributes) { parser.stop(refusal) }
         }
-        handler.endElementNs = { context, _, _, _ in FeedStreamParser.from(context)?.close() }
-        handler.characters = { context, text, length in FeedStreamParser.from(context)?.append(text, length) }
-        handler.cdataBlock = { context, text, length in FeedStreamParser.from(context)?.append(text, length) }
+        handler.endElementNs = { context, _, _, _ in FeedStreamParser.from(context)?.events.close() }
+        handler.characters = { context, text, length in FeedStreamParser.from(context)?.events.append(text, length) }
+        handler.cdataBlock = { context, text, length in FeedStreamParser.from(context)?.events.append(text, length) }
         // Declarations are noted and dropped: with no entity stored, no reference expands.
         handler.entityDecl = { context, name, _, _, _, _ in FeedStreamParser.from(context)?.noteEntity(name) }
         handler.serror = { context, error in FeedStreamParser.from(context)?.noteError(error) }
@@ -160,17 +146,8 @@ final class FeedStreamParser {
         }
     }
 
-    private func takeReady() -> [ImageReference] {
-        defer { ready = [] }
-        return ready
-    }
-
     private static func from(_ context: UnsafeMutableRawPointer?) -> FeedStreamParser? {
         context.map { Unmanaged<FeedStreamParser>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private static func textBytes(_ node: FeedNode) -> Int {
-        node.text.utf8.count + node.children.reduce(0) { $0 + textBytes($1) }
     }
 
     private func stop(_ message: String) {
@@ -191,111 +168,5 @@ final class FeedStreamParser {
         guard firstError == nil else { return }
         let text = error.message.map { String(cString: $0).collapsingWhitespace } ?? "error \(error.code)"
         firstError = error.line > 0 ? "line \(error.line): \(text)" : text
-    }
-
-    // MARK: SAX events
-
-    private func open(
-        _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?,
-        _ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
-    ) {
-        depth += 1
-        let name = localName.map { String(cString: $0) } ?? ""
-        var namespace = uri.map { String(cString: $0) }
-        if namespace == nil, let prefix {
-            // An undeclared prefix (`media:content` with no xmlns:media): read it as feed readers do.
-            namespace = FeedScanner.wellKnownPrefixes[String(cString: prefix)]
-        }
-        var values: [String: String] = [:]
-        var xmlBase: String?
-        if let attributes {
-            // libxml2 passes five pointers per attribute: local name, prefix, URI, value start, value end.
-            for index in 0..<Int(count) {
-                let base = index * 5
-                guard let attributeName = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
-                else { continue }
-                let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-                let key = String(cString: attributeName)
-                if key == "base", let attributeURI = attributes[base + 2],
-                    String(cString: attributeURI) == "http://www.w3.org/XML/1998/namespace"
-                {
-                    xmlBase = value
-                } else {
-                    values[key] = value
-                }
-            }
-        }
-        if let xmlBase {
-            let outer = bases.last?.url ?? documentURL
-            bases.append((depth, CanonicalURL(xmlBase.trimmingSpaces, relativeTo: outer) ?? outer))
-        }
-        if depth == 1 {
-            recognizeRoot(name, namespace)
-            return
-        }
-        if stack.isEmpty {
-            guard isItem(name, namespace) else { return }
-            itemDepth = depth
-        }
-        nodesInItem += 1
-        guard nodesInItem <= Self.maxNodesPerItem else { return }
-        stack.append(FeedNode(name: name, namespace: namespace, attributes: values, base: bases.last?.url ?? documentURL))
-    }
-
-    private func recognizeRoot(_ name: String, _ namespace: String?) {
-        switch (name.lowercased(), namespace) {
-        case ("rss", _), ("rdf", _): kind = .rss
-        case ("feed", nil):
-            kind = .atom
-            bareAtom = true
-        case ("feed", let namespace) where FeedScanner.atomNamespaces.contains(namespace): kind = .atom
-        case ("urlset", let namespace) where FeedScanner.sitemapNamespaces.contains(namespace),
-            ("sitemapindex", let namespace) where FeedScanner.sitemapNamespaces.contains(namespace):
-            kind = .sitemap
-        default: stop("root element <\(name)> is not RSS, Atom or a sitemap")
-        }
-    }
-
-    private func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
-        guard let text, !stack.isEmpty, stack[stack.count - 1].text.utf8.count < Self.maxTextPerElement else { return }
-        stack[stack.count - 1].text += String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
-    }
-
-    private func close() {
-        defer {
-            if let last = bases.last, last.depth == depth { bases.removeLast() }
-            depth -= 1
-        }
-        // Only elements that were kept are popped (an oversized item skips the rest).
-        guard !stack.isEmpty, depth == itemDepth + stack.count - 1 else { return }
-        let node = stack.removeLast()
-        if let parent = stack.indices.last {
-            stack[parent].children.append(node)
-            return
-        }
-        finishItem(node)
-    }
-
-    private func finishItem(_ node: FeedNode) {
-        nodesInItem = 0
-        switch kind {
-        case .rss, .atom:
-            ready += FeedItemReader(item: node, isAtom: kind == .atom).references(numberingFrom: &nextPhoto)
-        case .sitemap where node.name == "sitemap":
-            if let location = node.child("loc", in: FeedScanner.sitemapNamespaces)?.text.nonEmpty {
-                sitemaps.append(location)
-            }
-        case .sitemap: ready += FeedScanner.sitemapURL(node, numberingFrom: &nextPhoto)
-        case nil: break
-        }
-    }
-
-    private func isItem(_ name: String, _ namespace: String?) -> Bool {
-        switch kind {
-        case .rss: name == "item"
-        case .atom: name == "entry" && (bareAtom || FeedScanner.atomNamespaces.contains(namespace))
-        case .sitemap: (name == "url" || name == "sitemap") && FeedScanner.sitemapNamespaces.contains(namespace)
-        case nil: false
-        }
     }
 }

@@ -28,9 +28,41 @@ public enum HTMLScanner {
 
     /// True when the URL's path (query and fragment aside) ends in an image file extension.
     static func hasImageExtension(_ url: String) -> Bool {
+        if let answer = url.utf8.withContiguousStorageIfAvailable(asciiImageExtension), let answer { return answer }
         let path = url.prefix { $0 != "?" && $0 != "#" }
         guard let dot = path.lastIndex(of: "."), !path[dot...].utf8.contains(UInt8(ascii: "/")) else { return false }
         return imageExtensions.contains(path[path.index(after: dot)...].lowercased())
+    }
+
+    /// The extensions as bytes, for `asciiImageExtension`.
+    private static let imageExtensionBytes = imageExtensions.map { Array($0.utf8) }
+
+    /// `hasImageExtension` for ASCII text, byte by byte (in ASCII every character is one byte,
+    /// CR LF aside, which matters to none of the tests); nil for other text. It runs for every
+    /// link and label of a page, and scanning by `Character` was a twentieth of reading one.
+    private static func asciiImageExtension(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var end = bytes.count
+        var dot: Int?
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x80 else { return nil }
+            guard end == bytes.count else { continue }
+            switch byte {
+            case UInt8(ascii: "?"), UInt8(ascii: "#"): end = index
+            case UInt8(ascii: "."): dot = index
+            case UInt8(ascii: "/"): dot = nil
+            default: break
+            }
+        }
+        guard let dot else { return false }
+        let length = end - dot - 1
+        return imageExtensionBytes.contains { name in
+            name.count == length
+                && name.indices.allSatisfy { offset in
+                    let byte = bytes[dot + 1 + offset]
+                    return (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == name[offset]
+                }
+        }
     }
 
     /// The `url(...)` values of `background` and `background-image` declarations in an inline
@@ -73,11 +105,51 @@ extension StringProtocol {
         return false
     }
 
+    /// Whether `needle` (lower-case ASCII) occurs in the text in any ASCII case.
+    func includesASCIICaseInsensitive(_ needle: StaticString) -> Bool {
+        func search(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let count = needle.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            for start in 0...(bytes.count - count) {
+                var index = 0
+                while index < count {
+                    let byte = bytes[start + index]
+                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    guard lower == needle.utf8Start[index] else { break }
+                    index += 1
+                }
+                if index == count { return true }
+            }
+            return false
+        }
+        return utf8.withContiguousStorageIfAvailable(search) ?? Array(utf8).withUnsafeBufferPointer(search)
+    }
+
+    /// Whether `lowercased().hasPrefix(prefix)`, for an ASCII `prefix` in lower case, without
+    /// lower-casing: the text's bytes start with the prefix in any ASCII case, and the character
+    /// after it is ASCII (else it might combine with the prefix's last character). No other
+    /// character lower-cases or is canonically equivalent to a letter or sign of these prefixes.
+    func hasASCIICaseInsensitivePrefix(_ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        var index = 0
+        for byte in utf8 {
+            if index == count { return byte < 0x80 }
+            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard lower == prefix.utf8Start[index] else { return false }
+            index += 1
+        }
+        return index == count
+    }
+
     /// The text without leading and trailing white space (Unicode `White_Space`). Works on
     /// scalars: trimming by `Character` reversed the string grapheme by grapheme, which showed
     /// up as 5 % of a re-sync's CPU time.
     var trimmingSpaces: String {
         let text = String(self)
+        // Text that starts and ends with a printable ASCII character has nothing to trim.
+        if let first = text.utf8.first, let last = text.utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+            return text
+        }
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isWhiteSpace }),
             let last = scalars.lastIndex(where: { !$0.isWhiteSpace })

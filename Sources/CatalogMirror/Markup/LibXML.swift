@@ -91,15 +91,45 @@ struct MarkupNode {
         var attr = pointer.pointee.properties
         while let current = attr {
             if let attrName = current.pointee.name, Self.equalsIgnoringASCIICase(attrName, name) {
-                guard let value = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) else {
-                    return ""
-                }
-                defer { cm_xmlFree(value) }
-                return String(cString: value)
+                return Self.value(of: current, in: pointer.pointee.doc)
             }
             attr = current.pointee.next
         }
         return nil
+    }
+
+    /// Whether some attribute's name starts with `prefix` (lower-case ASCII) in any case: a test
+    /// before `attributes`, which makes a string of every name and value.
+    func hasAttribute(prefixedBy prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        var attr = pointer.pointee.properties
+        while let current = attr {
+            if let name = current.pointee.name {
+                var index = 0
+                while index < count {
+                    let byte = name[index]
+                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    guard lower == prefix.utf8Start[index] else { break }
+                    index += 1
+                }
+                if index == count { return true }
+            }
+            attr = current.pointee.next
+        }
+        return false
+    }
+
+    /// The value of an attribute: its text node's content when it has one text node (nearly
+    /// always: read in place, where `xmlNodeListGetString` would copy it into a fresh C string
+    /// for each lookup), else the text of its nodes as libxml2 joins them. "" when it has none.
+    private static func value(of attribute: xmlAttrPtr, in document: xmlDocPtr?) -> String {
+        guard let children = attribute.pointee.children else { return "" }
+        if children.pointee.type == XML_TEXT_NODE, children.pointee.next == nil {
+            return children.pointee.content.map { String(cString: $0) } ?? ""
+        }
+        guard let value = xmlNodeListGetString(document, children, 1) else { return "" }
+        defer { cm_xmlFree(value) }
+        return String(cString: value)
     }
 
     /// All attributes as (lower-cased name, value) pairs, in document order.
@@ -108,12 +138,7 @@ struct MarkupNode {
         var attr = pointer.pointee.properties
         while let current = attr {
             if let attrName = current.pointee.name {
-                var value = ""
-                if let raw = xmlNodeListGetString(pointer.pointee.doc, current.pointee.children, 1) {
-                    value = String(cString: raw)
-                    cm_xmlFree(raw)
-                }
-                result.append((String(cString: attrName).lowercased(), value))
+                result.append((String(cString: attrName).lowercased(), Self.value(of: current, in: pointer.pointee.doc)))
             }
             attr = current.pointee.next
         }
@@ -153,6 +178,11 @@ extension String {
     /// is dropped. Works on scalars and copies only when there is white space: splitting by
     /// `Character` was 22 % of a 100,000-item feed's extraction (grapheme breaking per byte).
     var collapsingWhitespace: String {
+        switch utf8.withContiguousStorageIfAvailable(Self.collapsingASCII) {
+        case .unchanged: return self
+        case .collapsed(let text): return text
+        case .notASCII, nil: break
+        }
         guard unicodeScalars.contains(where: \.isWhiteSpace) else { return self }
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count)
@@ -169,6 +199,44 @@ extension String {
             UTF8.encode(scalar) { output.append($0) }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    private enum Collapsed {
+        case unchanged, collapsed(String), notASCII
+    }
+
+    /// `collapsingWhitespace` for ASCII text, byte by byte.
+    private static func collapsingASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Collapsed {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        // Unchanged unless there is white space other than single spaces between words.
+        var changes = false
+        var previousIsSpace = true
+        for byte in bytes {
+            guard byte < 0x80 else { return .notASCII }
+            let space = isSpace(byte)
+            if space && (byte != 0x20 || previousIsSpace) { changes = true }
+            previousIsSpace = space
+        }
+        guard changes || previousIsSpace && !bytes.isEmpty else { return .unchanged }
+        return .collapsed(
+            String(unsafeUninitializedCapacity: bytes.count) { output in
+                var count = 0
+                var pendingSpace = false
+                for byte in bytes {
+                    if isSpace(byte) {
+                        pendingSpace = count > 0
+                        continue
+                    }
+                    if pendingSpace {
+                        output[count] = 0x20
+                        count += 1
+                        pendingSpace = false
+                    }
+                    output[count] = byte
+                    count += 1
+                }
+                return count
+            })
     }
 
     /// nil when the string is empty after collapsing white space.

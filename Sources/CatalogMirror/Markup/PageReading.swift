@@ -233,7 +233,13 @@ struct PageReading {
     /// Whether a class attribute names a caption: a token with "caption" or "comment" in it
     /// (not the technical details some generators list beside it).
     static func isCaptionClass(_ classes: String) -> Bool {
-        classes.lowercased().split(whereSeparator: { $0.isWhitespace }).contains { token in
+        // Most class attributes are ASCII and name neither word: no lower-casing, no split.
+        if classes.utf8.allSatisfy({ $0 < 0x80 }), !classes.includesASCIICaseInsensitive("caption"),
+            !classes.includesASCIICaseInsensitive("comment")
+        {
+            return false
+        }
+        return classes.lowercased().split(whereSeparator: { $0.isWhitespace }).contains { token in
             (token.includes("caption") || token.includes("comment"))
                 && !["tech", "count", "exif", "meta", "form", "author", "link"].contains(where: token.includes)
         }
@@ -387,6 +393,7 @@ struct PageReading {
     /// are the original, `data-large-file` a large size, `data-thumb` a thumbnail; others the
     /// display size.
     static func imageAttributes(of node: MarkupNode) -> [(url: String, role: RenditionSize.Role)] {
+        guard node.hasAttribute(prefixedBy: "data-") else { return [] }
         var result: [(String, RenditionSize.Role)] = []
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
             guard !HTMLScanner.lazySourceAttributes.contains(name), !HTMLScanner.srcsetAttributes.contains(name),
@@ -429,6 +436,7 @@ struct PageReading {
     /// Whether `text` says nothing but stock words, or stock words and one file name (or a
     /// name with "thumb" after it, as lazygal writes its thumbnails' `alt`).
     static func isStockText(_ text: String) -> Bool {
+        if let answer = text.utf8.withContiguousStorageIfAvailable(asciiStockText), let answer { return answer }
         let words = text.lowercased().split(separator: " ", maxSplits: 9)
         guard (1...8).contains(words.count) else { return false }
         let isThumbnailAlt = words.count == 2 && ["thumb", "thumbnail"].contains(words[1])
@@ -446,6 +454,58 @@ struct PageReading {
         }
         return stock > 0 && names <= 1
     }
+
+    /// `isStockText` for ASCII text, byte by byte, with no array of words; nil for other text.
+    /// It runs for every label of a page, and splitting and trimming by `Character` was a tenth
+    /// of reading one.
+    private static func asciiStockText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func lower(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
+        // The words, split on spaces as `split(separator: " ")` splits (no empty words): 1 to 8.
+        var words: [Range<Int>] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: " ") {
+            if index > start {
+                guard words.count < 8 else { return false }
+                words.append(start..<index)
+            }
+            start = index + 1
+        }
+        guard !words.isEmpty else { return false }
+        let isThumbnailAlt =
+            words.count == 2
+            && (equals(bytes, words[1], "thumb", lower) || equals(bytes, words[1], "thumbnail", lower))
+        var names = 0
+        var stock = 0
+        for word in words {
+            var first = word.lowerBound
+            var end = word.upperBound
+            while first < end, asciiPunctuation[Int(bytes[first])] { first += 1 }
+            while end > first, asciiPunctuation[Int(bytes[end - 1])] { end -= 1 }
+            let bare = String(unsafeUninitializedCapacity: end - first) { out in
+                for offset in 0..<(end - first) { out[offset] = lower(bytes[first + offset]) }
+                return end - first
+            }
+            if stockWords.contains(bare) {
+                stock += 1
+            } else if HTMLScanner.hasImageExtension(bare) || isThumbnailAlt {
+                names += 1
+            } else {
+                return false
+            }
+        }
+        return stock > 0 && names <= 1
+    }
+
+    private static func equals(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString, _ lower: (UInt8) -> UInt8
+    ) -> Bool {
+        range.count == word.utf8CodeUnitCount
+            && range.allSatisfy { lower(bytes[$0]) == word.utf8Start[$0 - range.lowerBound] }
+    }
+
+    /// ASCII characters of Unicode category P, by code (what `trimmingPunctuation` trims).
+    private static let asciiPunctuation: [Bool] = (0..<128).map { isPunctuation(Unicode.Scalar(UInt8($0))) }
 
     /// `word` without punctuation (Unicode category P) at either end.
     private static func trimmingPunctuation(_ word: Substring) -> String {
@@ -476,6 +536,7 @@ struct PageReading {
     /// `data-price="12.50"` becomes `price: 12.50`. Only text a person would read: no URLs or
     /// paths (image ones are renditions), no JSON, no script plumbing (ids, indexes, toggles).
     static func dataFields(of node: MarkupNode) -> [String: String] {
+        guard node.hasAttribute(prefixedBy: "data-") else { return [:] }
         var result: [String: String] = [:]
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
             let field = String(name.dropFirst(5))
@@ -497,9 +558,15 @@ struct PageReading {
         guard let raw, let text = raw.collapsingWhitespace.nonEmpty else { return nil }
         if HTMLScanner.hasImageExtension(text) || text.hasPrefix("{") || text.hasPrefix("[") { return nil }
         if isStockText(text) { return nil }
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("/") { return nil }
+        // No character but "K" (Kelvin) lower-cases to ASCII, so a prefix compared in ASCII case is
+        // the prefix of the lower-cased text.
+        if text.hasASCIICaseInsensitivePrefix("http://") || text.hasASCIICaseInsensitivePrefix("https://")
+            || text.hasPrefix("/")
+        {
+            return nil
+        }
         if !text.includes(" "), text.includes("/") { return nil }
-        return String(text.prefix(maxLength))
+        // A text of at most `maxLength` bytes has at most as many characters: no copy.
+        return text.utf8.count <= maxLength ? text : String(text.prefix(maxLength))
     }
 }
