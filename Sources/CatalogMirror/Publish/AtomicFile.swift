@@ -11,7 +11,7 @@ enum AtomicFile {
     ) throws(PublishError) {
         try write(to: destination, temporaryDirectory: temporaryDirectory, flush: flush) { writer in
             // Data and arrays are written from their own storage, not copied first.
-            let written = try bytes.withContiguousStorageIfAvailable { try writer.write(UnsafeRawBufferPointer($0)) }
+            let written: Void? = try bytes.withContiguousStorageIfAvailable { try writer.write(UnsafeRawBufferPointer($0)) }
             if written == nil { try Array(bytes).withUnsafeBytes { try writer.write($0) } }
         }
     }
