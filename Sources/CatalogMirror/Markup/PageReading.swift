@@ -440,13 +440,18 @@ struct PageReading {
         let words = text.lowercased().split(separator: " ", maxSplits: 9)
         guard (1...8).contains(words.count) else { return false }
         let isThumbnailAlt = words.count == 2 && ["thumb", "thumbnail"].contains(words[1])
+        return isStock(words.lazy.map(trimmingPunctuation), thumbnailAlt: isThumbnailAlt)
+    }
+
+    /// The words (lower-cased, punctuation trimmed) are stock words and at most one file name,
+    /// or "<name> thumb(nail)"; both readings of `isStockText` end here.
+    private static func isStock(_ words: some Sequence<String>, thumbnailAlt: Bool) -> Bool {
         var names = 0
         var stock = 0
-        for word in words {
-            let bare = trimmingPunctuation(word)
+        for bare in words {
             if stockWords.contains(bare) {
                 stock += 1
-            } else if HTMLScanner.hasImageExtension(bare) || isThumbnailAlt {
+            } else if HTMLScanner.hasImageExtension(bare) || thumbnailAlt {
                 names += 1
             } else {
                 return false
@@ -475,26 +480,17 @@ struct PageReading {
         let isThumbnailAlt =
             words.count == 2
             && (equals(bytes, words[1], "thumb", lower) || equals(bytes, words[1], "thumbnail", lower))
-        var names = 0
-        var stock = 0
-        for word in words {
+        let bares = words.lazy.map { word in
             var first = word.lowerBound
             var end = word.upperBound
             while first < end, asciiPunctuation[Int(bytes[first])] { first += 1 }
             while end > first, asciiPunctuation[Int(bytes[end - 1])] { end -= 1 }
-            let bare = String(unsafeUninitializedCapacity: end - first) { out in
+            return String(unsafeUninitializedCapacity: end - first) { out in
                 for offset in 0..<(end - first) { out[offset] = lower(bytes[first + offset]) }
                 return end - first
             }
-            if stockWords.contains(bare) {
-                stock += 1
-            } else if HTMLScanner.hasImageExtension(bare) || isThumbnailAlt {
-                names += 1
-            } else {
-                return false
-            }
         }
-        return stock > 0 && names <= 1
+        return isStock(bares, thumbnailAlt: isThumbnailAlt)
     }
 
     private static func equals(
