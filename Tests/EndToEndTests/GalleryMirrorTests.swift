@@ -51,6 +51,9 @@ struct GalleryMirrorTests {
             let imageRequests = server.requestLog.filter { $0.hasPrefix("/gallery/image?") }
             #expect(imageRequests.count == 14)
             #expect(Set(imageRequests).count == 14)
+            // ... and every repeated sighting of an accepted key was answered from the loader's
+            // memory (the listing alone names each image three times).
+            #expect(report.memoryHits >= 2 * 14)
             #expect(!server.requestLog.contains("/gallery/private/preview.png"))
             // ... the pages reference only files inside the mirror, and copy nothing executable.
             #expect(try unresolvedReferences(in: output) == [])

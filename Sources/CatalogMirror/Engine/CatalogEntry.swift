@@ -11,6 +11,8 @@ final class CatalogEntry {
     var declaredType: String?
     var verdict: Verdict
     var outcome: ImageLoader.Outcome?
+    /// Whether the engine has asked the loader for this key (deferred keys wait until the crawl ends).
+    var isSentToLoader = false
     /// Where the key was seen: each document and photo of that document it is a rendition of.
     var sightings: [Sighting] = []
 

@@ -108,13 +108,45 @@ public struct MirrorEngine: Sendable {
             throw Task.isCancelled ? .cancelled : .sourceUnavailable(error.message)
         }
 
-        let storage: DiskStorage
+        // The store is open for exactly this scope; a failure inside it closes the store
+        // first, and only then removes what this run created.
+        let mirrored: Result<RunReport, Stop>
         do {
-            storage = try await ImageDatabase.open(layout, readOnly: dryRun)
+            mirrored = try await ImageDatabase.withStore(layout, readOnly: dryRun) { storage in
+                await mirror(
+                    into: storage, clients: clients, session: session, gate: gate, robots: robots, crawler: crawler,
+                    start: start, cache: cache, template: template, startedAt: startedAt)
+            }
         } catch {
             removeCreated()
             throw .storage(error.message)
         }
+        switch mirrored {
+        case .success(let report):
+            return report
+        case .failure(let stop):
+            if stop.removesCreated { removeCreated() }
+            throw stop.error
+        }
+    }
+
+    /// How a run inside the store's scope stopped: the error, and whether the directories this
+    /// run created go (only when nothing was published, which a failed crawl or an empty source
+    /// guarantees).
+    private struct Stop: Error {
+        var error: MirrorError
+        var removesCreated = false
+    }
+
+    /// Crawls, validates, loads into `storage` and publishes; the part of a run that needs the store.
+    private func mirror(
+        into storage: DiskStorage, clients: HTTPClients, session: HTTPSession, gate: @escaping RequestGate,
+        robots: RobotsCache, crawler: Crawler, start: FetchedDocument, cache: DocumentCache, template: SiteTemplate,
+        startedAt: Date
+    ) async -> Result<RunReport, Stop> {
+        let source = configuration.source
+        let dryRun = configuration.dryRun
+        let layout = MirrorLayout(root: configuration.output)
         // Loads in flight: with the pipelined client, each connection carries up to its depth.
         let pipelined =
             clients.pipelined != nil && !dryRun && source.scheme == "http" && clients.routes.proxy(for: source) == nil
@@ -139,9 +171,7 @@ public struct MirrorEngine: Sendable {
         let summary: CrawlSummary
         switch collected {
         case .failure(let error):
-            await ImageDatabase.close(storage)
-            removeCreated()
-            throw error
+            return .failure(Stop(error: error, removesCreated: true))
         case .success(let result):
             (catalog, summary) = result
         }
@@ -155,33 +185,31 @@ public struct MirrorEngine: Sendable {
         let plan = PublishPlan(catalog: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
         guard !plan.items.isEmpty || !plan.probed.isEmpty else {
             // An empty or broken source never empties a mirror.
-            await ImageDatabase.close(storage)
-            removeCreated()
-            throw .sourceUnavailable(
-                EmptyCrawl(source: source, summary: summary, plan: plan, keys: catalog.count).message)
+            let message = EmptyCrawl(source: source, summary: summary, plan: plan, keys: catalog.count).message
+            return .failure(Stop(error: .sourceUnavailable(message), removesCreated: true))
         }
         let previousCount = previous?.items.count ?? 0
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
             // Nothing is published or deleted; verified downloads stay in the journal for the next run.
-            await ImageDatabase.close(storage)
-            throw .pruneGuard(wouldDelete: plan.removed.count, of: previousCount, limit: configuration.publish.maxDelete)
+            return .failure(
+                Stop(
+                    error: .pruneGuard(
+                        wouldDelete: plan.removed.count, of: previousCount, limit: configuration.publish.maxDelete)))
         }
         if !dryRun {
-            do {
+            do throws(MirrorError) {
                 try await publish(plan, layout: layout, storage: storage, template: template)
             } catch {
-                await ImageDatabase.close(storage)
-                throw error
+                return .failure(Stop(error: error))
             }
             await cache.save()
         }
-        await ImageDatabase.close(storage)
         var result = report(plan, summary: summary, catalog: catalog, layout: layout, startedAt: startedAt)
         result.phases = [
             "crawl": (progress.snapshot.crawlFinishedAt ?? fetchedAt).timeIntervalSince(startedAt),
             "fetch": fetchedAt.timeIntervalSince(startedAt), "publish": Date().timeIntervalSince(startedAt),
         ]
-        return result
+        return .success(result)
     }
 
     /// Publishes in the order that keeps every served page consistent: staged images into
@@ -311,6 +339,7 @@ public struct MirrorEngine: Sendable {
             func download(_ entry: CatalogEntry) async {
                 while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
                 inFlight += 1
+                entry.isSentToLoader = true
                 let request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
                 group.addTask { .download(request.key, await loader.load(request)) }
             }
@@ -331,9 +360,13 @@ public struct MirrorEngine: Sendable {
                 let candidate = Candidate(
                     key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
                 let verdict = await chain.handle(candidate)
-                if let entry = catalog[discovery.key] {
+                // The chain's duplicate rule is the one place a repeated key is recognised
+                // (`ValidationChain.make` asks it first): a repeat adds what this sighting says,
+                // and an accepted key's repeat is answered by the loader's memory.
+                if verdict == .duplicate, let entry = catalog[discovery.key] {
                     entry.merge(reference)
                     entry.see(discovery)
+                    if entry.verdict == .accepted, entry.isSentToLoader { await loader.answerFromMemory(entry.key) }
                     continue
                 }
                 let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)

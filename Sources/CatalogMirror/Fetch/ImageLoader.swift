@@ -2,10 +2,17 @@ import Foundation
 
 /// Loads images for the mirror: memory cache → disk (the store) → download.
 ///
-/// Concurrent requests for one key share one task: the entry is recorded as in progress
-/// before the first suspension point, so a second caller finds it and awaits the same task;
-/// the server never sees duplicate requests. The memory cache holds outcomes (small records,
-/// never image bytes) and is bounded: the oldest completed entries are evicted first.
+/// Concurrent requests for one key share one load: the entry is recorded as in progress before
+/// the first suspension point, so a second caller finds it and waits for the first caller's
+/// result; the server never sees duplicate requests. The load runs in the first caller's task
+/// (the engine's worker), not in a task of its own: one task per image, not two. The memory
+/// cache holds outcomes (small records, never image bytes) and is bounded: the oldest completed
+/// entries are evicted first.
+///
+/// A memory hit is a request answered here without the disk or the network: joined to a load
+/// under way, or answered with a completed outcome. In a sync, the validator chain decides that
+/// a repeated sighting of a key is a `.duplicate`; the engine then asks `answerFromMemory(_:)`,
+/// which is where the run's memory hits come from.
 public actor ImageLoader {
     /// How a load ended.
     public enum Outcome: Sendable, Equatable {
@@ -28,7 +35,8 @@ public actor ImageLoader {
     }
 
     private enum Entry {
-        case inProgress(Task<Outcome, Never>)
+        /// Loading in the first caller's task; the callers that joined wait here.
+        case inProgress(waiting: [CheckedContinuation<Outcome, Never>])
         case completed(Outcome)
     }
 
@@ -71,29 +79,53 @@ public actor ImageLoader {
     }
 
     /// Loads `request.key`, joining a load already under way for it.
+    ///
+    /// The first caller does the work in its own task; cancelling it ends the load (the joined
+    /// callers get the same, cancelled, outcome).
     public func load(_ request: ImageRequest) async -> Outcome {
         if let entry = entries[request.key] {
-            memoryHitCount += 1
-            memoryHitsContinuation.yield(memoryHitCount)
+            countMemoryHit()
             switch entry {
-            case .completed(let outcome): return outcome
-            case .inProgress(let task): return await task.value
+            case .completed(let outcome):
+                return outcome
+            case .inProgress:
+                return await withCheckedContinuation { continuation in
+                    // Still in progress: nothing ran between the lookup above and this closure.
+                    if case .inProgress(let waiting) = entries[request.key] {
+                        entries[request.key] = .inProgress(waiting: waiting + [continuation])
+                    } else if case .completed(let outcome) = entries[request.key] {
+                        continuation.resume(returning: outcome)
+                    }
+                }
             }
         }
-        let task = Task { [storage, source, now, downloadsContinuation] in
-            await Self.resolve(request, storage: storage, source: source, now: now, downloads: downloadsContinuation)
-        }
-        // Recorded before the first await below: a concurrent caller joins this task.
-        entries[request.key] = .inProgress(task)
-        let outcome = await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
+        // Recorded before the first await below: a concurrent caller joins this load.
+        entries[request.key] = .inProgress(waiting: [])
+        let outcome = await Self.resolve(
+            request, storage: storage, source: source, now: now, downloads: downloadsContinuation)
+        if case .inProgress(let waiting) = entries[request.key] {
+            for continuation in waiting { continuation.resume(returning: outcome) }
         }
         entries[request.key] = .completed(outcome)
         completionOrder.append(request.key)
         evictIfNeeded()
         return outcome
+    }
+
+    /// Answers a repeated request for `key` from memory, without waiting: true (a memory hit)
+    /// when a load of it is under way or its outcome is still held. The engine asks this for a
+    /// key the validator chain found to be a duplicate of one already sent here; false means
+    /// the outcome was evicted, and the caller (which keeps every key's outcome) needs nothing.
+    @discardableResult
+    public func answerFromMemory(_ key: CanonicalURL) -> Bool {
+        guard entries[key] != nil else { return false }
+        countMemoryHit()
+        return true
+    }
+
+    private func countMemoryHit() {
+        memoryHitCount += 1
+        memoryHitsContinuation.yield(memoryHitCount)
     }
 
     private static func resolve(

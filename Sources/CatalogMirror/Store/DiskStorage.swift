@@ -292,7 +292,7 @@ import Foundation
     }
 
     /// Ends the streams, writes pending confirmations, and closes the state database: nothing
-    /// may call the store after this (`ImageDatabase.close` does, once).
+    /// may call the store after this (`ImageDatabase.withStore` closes it, once).
     func close() {
         finishStreams()
         guard !isClosed else { return }

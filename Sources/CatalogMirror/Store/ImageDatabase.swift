@@ -15,7 +15,7 @@
     /// directories, opens its state database (taking in an older version's JSON state the first
     /// time), settles what an interrupted run left (`DiskStorage.setUp()`), and returns it.
     /// Tests point it at temporary directories.
-    @ImageDatabase public static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
+    @ImageDatabase static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
         let path = layout.root.path
         guard openStores[path] == nil else {
             throw StoreError("\(path) is already open in this process; one sync per mirror at a time")
@@ -33,9 +33,25 @@
         return storage
     }
 
+    /// Opens the store of the mirror at `layout`, hands it to `body`, and closes it when `body`
+    /// returns: the one place a run's store is opened and closed.
+    ///
+    /// `body` reports its own failures in its result rather than by throwing, so the store is
+    /// closed on every path before the caller acts on them (for example by removing the
+    /// directories a failed first run created).
+    /// - Throws: `StoreError` when the store cannot be opened; `body` has not run.
+    public static func withStore<Result>(
+        _ layout: MirrorLayout, readOnly: Bool = false, _ body: (DiskStorage) async -> Result
+    ) async throws(StoreError) -> Result {
+        let storage = try await open(layout, readOnly: readOnly)
+        let result = await body(storage)
+        await close(storage)
+        return result
+    }
+
     /// Closes `storage`: finishes its event streams, closes its state database, and frees the
     /// directory for the next run.
-    @ImageDatabase public static func close(_ storage: DiskStorage) {
+    @ImageDatabase static func close(_ storage: DiskStorage) {
         storage.close()
         openStores[storage.layout.root.path] = nil
     }

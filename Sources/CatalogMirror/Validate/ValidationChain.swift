@@ -6,7 +6,8 @@ public struct ValidationConfiguration: Sendable {
     }
 
     /// The order handlers are asked in. Default: duplicate, scheme, scope, filters,
-    /// declaredType, declaredSize, robots (cheap checks first; robots may fetch).
+    /// declaredType, declaredSize, robots (cheap checks first; robots may fetch). The duplicate
+    /// rule is asked first whatever this says (`ValidationChain.make`).
     public var order: [Rule] = [.duplicate, .scheme, .scope, .filters, .declaredType, .declaredSize, .robots]
     /// Hosts in scope besides the source's (`--allow-host`). Default: none.
     public var allowedHosts: [String] = []
@@ -26,6 +27,10 @@ public struct ValidationConfiguration: Sendable {
 public enum ValidationChain {
     /// Folds the configured rules from the back into one handler. Rules without work to do
     /// (no filters, no size limit, robots off) are left out.
+    ///
+    /// The duplicate rule is always the first handler: it is the one place a run decides that a
+    /// key was seen before, so every key gets exactly one verdict, and the engine keeps one
+    /// catalog entry per key on the strength of it.
     public static func make(
         _ configuration: ValidationConfiguration, sourceHost: String, robots: RobotsCache?
     ) -> any ValidationHandler {
@@ -33,7 +38,7 @@ public enum ValidationChain {
         for rule in configuration.order.reversed() {
             switch rule {
             case .duplicate:
-                next = DuplicateRule(next: next)
+                continue
             case .scheme:
                 next = SchemeRule(next: next)
             case .scope:
@@ -50,12 +55,6 @@ public enum ValidationChain {
                 if configuration.honourRobots, let robots { next = RobotsRule(robots: robots, next: next) }
             }
         }
-        return next ?? AcceptAll()
+        return DuplicateRule(next: next)
     }
-}
-
-/// The chain when no rule is configured: accepts everything.
-struct AcceptAll: ValidationHandler {
-    var next: (any ValidationHandler)? { nil }
-    func handle(_ candidate: Candidate) async -> Verdict { .accepted }
 }
