@@ -9,10 +9,13 @@ import Foundation
 /// `concurrency` at a time, so downloads start while the crawl goes on. Publishing happens only
 /// when everything has settled: images first, then pages, then the manifest.
 public struct MirrorEngine: Sendable {
+    /// Everything the run needs to know: source, output, network, crawl, validation and publish settings.
     public let configuration: MirrorConfiguration
     /// Live counters for a display.
     public let progress: ProgressBoard
 
+    /// An engine for one run of `configuration`, posting its counters to `progress`.
+    /// Default `progress`: a fresh board nobody reads.
     public init(configuration: MirrorConfiguration, progress: ProgressBoard = ProgressBoard()) {
         self.configuration = configuration
         self.progress = progress
@@ -24,6 +27,12 @@ public struct MirrorEngine: Sendable {
         case streamEnded
     }
 
+    /// Runs the sync once: takes the mirror's lock, crawls, validates, loads and publishes.
+    ///
+    /// - Returns: the report; its `exitStatus` is 1 when some image or page failed.
+    /// - Throws: `MirrorError` when the run stops: the source is unreachable or empty (nothing
+    ///   changed), the mirror is locked, `--max-delete` would be exceeded, the store fails, or the
+    ///   task is cancelled.
     public func run() async throws(MirrorError) -> RunReport {
         let startedAt = Date()
         let template: SiteTemplate

@@ -2,24 +2,36 @@ import Foundation
 
 /// `manifest.json`, exactly as SPEC.md fixes it (`catalog-mirror/manifest@1`).
 public struct Manifest: Codable, Sendable, Equatable {
+    /// The value of `schema` this version writes and reads.
     public static let schemaName = "catalog-mirror/manifest@1"
 
     /// One published image.
     public struct Item: Codable, Sendable, Equatable {
+        /// The image's canonical URL.
         public var key: String
+        /// Where the file is, relative to the mirror directory (`images/<name>`).
         public var path: String
+        /// SHA-256 of the file's bytes, lower-case hex.
         public var sha256: String
+        /// The file's size in bytes.
         public var bytes: Int64
+        /// The media type the bytes were checked to be (`image/png`...).
         public var contentType: String
+        /// The photo's title, as the source gives it.
         public var title: String?
+        /// Other catalog text the source gives (price, caption, alt...); nil when there is none.
         public var metadata: [String: String]?
         /// The canonical URL of the page (in crawl order) where the photo was first found.
         public var album: String?
         /// On a smaller rendition of a photo: the key of that photo's largest published rendition.
         public var variantOf: String?
+        /// The `ETag` the server last sent, for conditional requests.
         public var etag: String?
+        /// The `Last-Modified` the server last sent.
         public var lastModified: String?
+        /// When a run first published this key.
         public var firstSeen: Date
+        /// When a run last confirmed the file current (downloaded or answered 304).
         public var lastChecked: Date
     }
 
@@ -33,14 +45,19 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     /// One key seen and not published.
     public struct Rejection: Codable, Sendable, Equatable {
+        /// The key's canonical URL.
         public var key: String
+        /// Why it was not published: a kebab-case reason (`not-an-image`, `http-404`...).
         public var reason: String
     }
 
+    /// `catalog-mirror/manifest@1`.
     public var schema: String = Manifest.schemaName
+    /// The source URL the mirror was made from.
     public var source: String
     /// The source's title (its start page's `<title>`), when it has one.
     public var title: String?
+    /// When the run that wrote the manifest started publishing.
     public var generatedAt: Date
     /// Sorted by key in byte order.
     public var items: [Item]
@@ -96,6 +113,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         try emit(empty[slot.upperBound...])
     }
 
+    /// Reads the manifest at `url`.
+    /// - Throws: a file or JSON error, or `StoreError` for a schema this version does not know.
     public static func read(from url: URL) throws -> Manifest {
         let manifest = try JSONCoding.decode(Manifest.self, from: Data(contentsOf: url))
         guard manifest.schema == schemaName else {
@@ -110,6 +129,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 /// Formatted and parsed by hand on `gmtime_r`/`timegm`: a manifest has two dates per item, and
 /// creating ICU-backed formatters for them was a fifth of a no-op sync's CPU time.
 public enum Timestamp {
+    /// `date` as `YYYY-MM-DDTHH:MM:SSZ`, fractional seconds dropped.
     public static func string(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()

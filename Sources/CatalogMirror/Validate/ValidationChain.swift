@@ -20,6 +20,7 @@ public struct ValidationConfiguration: Sendable {
     /// Whether robots.txt is honoured. Default: true.
     public var honourRobots: Bool = true
 
+    /// The defaults: every rule in the default order, no filters, no size limit, robots honoured.
     public init() {}
 }
 
