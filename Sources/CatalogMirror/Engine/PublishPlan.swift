@@ -39,6 +39,7 @@ struct PublishPlan {
         for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
         warnings = summary.warnings + summary.pageFailures
         let groups = PhotoGroups(catalog: catalog, summary: summary)
+        items.reserveCapacity(catalog.count)
         for entry in catalog.values.sorted(by: { $0.key < $1.key }) {
             let key = entry.key.string
             let before = previousIndex[key].map { previousItems[$0] }

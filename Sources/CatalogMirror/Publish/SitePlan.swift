@@ -4,12 +4,36 @@
 /// start page's photos with the index of albums on `index.html`.
 struct SitePlan {
     /// One photo: every published rendition of it, shown as one card.
+    ///
+    /// Two indices into the manifest's items, not two copies of them: a site plan holds a photo
+    /// per published image, and two inline `Manifest.Item`s made this the largest structure of
+    /// a run (about 900 bytes a photo at its peak).
     struct Photo {
+        private let items: Items
+        private let displayIndex: Int32
+        private let originalIndex: Int32
+        private let renditionCount: Int32
+
+        fileprivate init(items: Items, display: Int, original: Int, renditions: Int) {
+            self.items = items
+            self.displayIndex = Int32(display)
+            self.originalIndex = Int32(original)
+            self.renditionCount = Int32(renditions)
+        }
+
+        /// How many published renditions the photo has.
+        var renditions: Int { Int(renditionCount) }
+
         /// The smallest rendition (shown in the grid).
-        var display: Manifest.Item
+        var display: Manifest.Item { items.all[Int(displayIndex)] }
         /// The largest rendition (what the card links to).
-        var original: Manifest.Item
-        var renditions: Int
+        var original: Manifest.Item { items.all[Int(originalIndex)] }
+    }
+
+    /// The manifest's items, shared by every photo of the plan.
+    fileprivate final class Items: Sendable {
+        let all: [Manifest.Item]
+        init(_ all: [Manifest.Item]) { self.all = all }
     }
 
     /// An album of the source (a page photos were found on), or the root: the start page.
@@ -73,21 +97,36 @@ struct SitePlan {
         nest()
 
         // Renditions of one photo share `variantOf` (or are the photo's largest rendition).
-        var photoItems: [String: [Manifest.Item]] = [:]
-        var order: [String] = []
-        for item in manifest.items {
+        // A photo's first item is kept apart from the rest, so the usual photo of one
+        // rendition needs no array of its own.
+        let items = Items(manifest.items)
+        let all = items.all
+        var groupOf: [String: Int] = [:]
+        var groups: [(key: String, first: Int, rest: [Int])] = []
+        for (index, item) in all.enumerated() {
             let photo = item.variantOf ?? item.key
-            if photoItems[photo] == nil { order.append(photo) }
-            photoItems[photo, default: []].append(item)
+            if let group = groupOf[photo] {
+                groups[group].rest.append(index)
+            } else {
+                groupOf[photo] = groups.count
+                groups.append((photo, index, []))
+            }
         }
-        for key in order {
-            guard let items = photoItems[key], let first = items.first else { continue }
-            let original = items.first { $0.key == key } ?? items.max { $0.bytes < $1.bytes } ?? first
-            let display = items.min { ($0.bytes, $0.key) < ($1.bytes, $1.key) } ?? original
-            let album = original.album.flatMap { albumOfURL[$0] } ?? 0
-            albums[album].photos.append(Photo(display: display, original: original, renditions: items.count))
+        groupOf = [:]
+        for (key, first, rest) in groups {
+            let indices = rest.isEmpty ? [] : [first] + rest
+            var original = first
+            var display = first
+            if !rest.isEmpty {
+                original =
+                    indices.first { all[$0].key == key } ?? indices.max { all[$0].bytes < all[$1].bytes } ?? first
+                display = indices.min { (all[$0].bytes, all[$0].key) < (all[$1].bytes, all[$1].key) } ?? original
+            }
+            let album = all[original].album.flatMap { albumOfURL[$0] } ?? 0
+            albums[album].photos.append(
+                Photo(items: items, display: display, original: original, renditions: 1 + rest.count))
         }
-        photoCount = order.count
+        photoCount = groups.count
 
         let perPage = max(1, itemsPerPage)
         for (index, album) in albums.enumerated() where index == 0 || !album.photos.isEmpty || !album.children.isEmpty {
