@@ -221,27 +221,45 @@ import Foundation
     /// before the first rename (every staged byte, and the state database, is durable before it
     /// becomes visible) and `images/` once after the last (the renames are durable before a
     /// page names them).
+    ///
+    /// Rows are read, moved and written back a batch at a time: holding every staged row of a
+    /// first run at once was the peak of a 50,000-image sync (47 MB).
     public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
-        var pending: [StoredImage] = []
-        for key in keys {
-            if let stored = try record(key), stored.isStaged { pending.append(stored) }
-        }
-        guard !readOnly, !pending.isEmpty else { return }
+        guard !readOnly else { return }
+        let batchSize = 512
+        var flushed = false
         var moved: [StoredImage] = []
-        do {
-            try FileSystem.flushFileSystem(containing: stagedPath)
-            for var stored in pending {
-                try FileSystem.move(path(of: stored), to: imagesPath + "/" + stored.fileName)
-                stored.stagedName = nil
-                moved.append(stored)
+        moved.reserveCapacity(min(batchSize, keys.count))
+        for start in stride(from: 0, to: keys.count, by: batchSize) {
+            var pending: [StoredImage] = []
+            for key in keys[start..<min(start + batchSize, keys.count)] {
+                if let stored = try record(key), stored.isStaged { pending.append(stored) }
             }
+            guard !pending.isEmpty else { continue }
+            do {
+                if !flushed {
+                    try FileSystem.flushFileSystem(containing: stagedPath)
+                    flushed = true
+                }
+                for var stored in pending {
+                    try FileSystem.move(path(of: stored), to: imagesPath + "/" + stored.fileName)
+                    stored.stagedName = nil
+                    moved.append(stored)
+                }
+            } catch {
+                // What did move is recorded; a resumed run finds the rest (setUp).
+                try? state().save(moved)
+                throw StoreError(error.description)
+            }
+            try state().save(moved)
+            moved.removeAll(keepingCapacity: true)
+        }
+        guard flushed else { return }
+        do {
             try FileSystem.flushDirectory(imagesPath)
         } catch {
-            // What did move is recorded; a resumed run finds the rest (setUp).
-            try? state().save(moved)
             throw StoreError(error.description)
         }
-        try state().save(moved)
     }
 
     /// After a new manifest is in place: keeps only the rows it references, then deletes every
