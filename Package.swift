@@ -120,7 +120,7 @@ let package = Package(
             ],
             // The gallery fixtures' generator scripts, run with python3 from the source tree, and
             // the help-text snapshots, read from the source tree by HelpSnapshotTests.
-            exclude: ["Galleries/Scripts", "HelpSnapshots"]
+            exclude: ["Galleries/Scripts", "CommandLine/HelpSnapshots"]
         ),
     ]
 )
