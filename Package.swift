@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // `swift package generate-documentation --target CatalogMirror` (.ci/run); no code depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // libxml2 through pkg-config; only Sources/CatalogMirror/Markup imports it.
@@ -120,7 +122,7 @@ let package = Package(
             ],
             // The gallery fixtures' generator scripts, run with python3 from the source tree, and
             // the help-text snapshots, read from the source tree by HelpSnapshotTests.
-            exclude: ["Galleries/Scripts", "HelpSnapshots"]
+            exclude: ["Galleries/Scripts", "CommandLine/HelpSnapshots"]
         ),
     ]
 )

@@ -4,7 +4,7 @@ import Foundation
 /// misbehaving entries; `GalleryCatalog.sample` is the bundled demo gallery.
 public struct GalleryCatalog: Sendable {
     /// How the image endpoint answers for an entry.
-    public enum Behavior: Sendable, Equatable {
+    enum Behavior: Sendable, Equatable {
         /// 200 with the image bytes as `application/octet-stream` (as the EmojiArt server does).
         case image
         /// 200 with a JSON error body instead of an image.
@@ -13,18 +13,18 @@ public struct GalleryCatalog: Sendable {
         case notFound
     }
 
-    public struct Entry: Sendable {
-        public var id: Int
-        public var name: String
-        public var price: String
-        public var bytes: [UInt8] {
+    struct Entry: Sendable {
+        var id: Int
+        var name: String
+        var price: String
+        var bytes: [UInt8] {
             didSet { modified = modified.addingTimeInterval(60) }
         }
-        public var behavior: Behavior
+        var behavior: Behavior
         /// When the bytes last changed (the `Last-Modified` header); moves on when `bytes` change.
-        public var modified: Date
+        var modified: Date
 
-        public init(id: Int, name: String, price: String, bytes: [UInt8], behavior: Behavior = .image) {
+        init(id: Int, name: String, price: String, bytes: [UInt8], behavior: Behavior = .image) {
             self.id = id
             self.name = name
             self.price = price
@@ -34,25 +34,25 @@ public struct GalleryCatalog: Sendable {
         }
 
         /// A strong entity tag derived from the bytes.
-        public var etag: String {
+        var etag: String {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
             return "\"" + String(hash, radix: 16) + "-\(bytes.count)\""
         }
     }
 
-    public var title: String
-    public var entries: [Entry]
+    var title: String
+    var entries: [Entry]
     /// Images per HTML page.
-    public var perPage: Int
+    var perPage: Int
     /// Paths robots.txt disallows for every user agent.
-    public var disallowed: [String]
+    var disallowed: [String]
     /// When true, every page, feed and listing answers 500 (an outage).
-    public var outage = false
+    var outage = false
     /// How long the image endpoint waits before answering (to slow a sync down in tests).
-    public var imageDelay: Duration = .zero
+    var imageDelay: Duration = .zero
 
-    public init(title: String, entries: [Entry], perPage: Int = 12, disallowed: [String] = ["/gallery/private/"]) {
+    init(title: String, entries: [Entry], perPage: Int = 12, disallowed: [String] = ["/gallery/private/"]) {
         self.title = title
         self.entries = entries
         self.perPage = perPage

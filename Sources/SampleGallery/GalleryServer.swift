@@ -14,14 +14,14 @@ public final class GalleryServer: Sendable {
     private let exchanges = Mutex<[Exchange]>([])
 
     /// One request and the status it got.
-    public struct Exchange: Sendable, Equatable {
+    struct Exchange: Sendable, Equatable {
         /// `path?query`.
-        public var target: String
-        public var status: Int
+        var target: String
+        var status: Int
         /// Whether the request carried `If-None-Match` or `If-Modified-Since`.
-        public var conditional: Bool
+        var conditional: Bool
         /// Body bytes sent.
-        public var bodyBytes: Int
+        var bodyBytes: Int
     }
 
     /// The scheme of the absolute URLs the pages and feeds give (tests serve the router over TLS).
@@ -34,18 +34,24 @@ public final class GalleryServer: Sendable {
     }
 
     /// Replaces the catalog the server shows (tests change it between runs).
-    public func update(_ change: (inout GalleryCatalog) -> Void) {
+    func update(_ change: (inout GalleryCatalog) -> Void) {
         catalog.withLock { change(&$0) }
     }
 
     /// Every request served so far, as `path?query`, in arrival order.
-    public var requestLog: [String] { requests.withLock { $0 } }
+    var requestLog: [String] { requests.withLock { $0 } }
 
     /// Every request served so far with its answer, in completion order.
-    public var exchangeLog: [Exchange] { exchanges.withLock { $0 } }
+    var exchangeLog: [Exchange] { exchanges.withLock { $0 } }
 
     /// Starts the server on `host` with an ephemeral port, runs `body` with the gallery's start
     /// URL (`http://host:port/gallery/`), then stops the server.
+    ///
+    /// - Parameters:
+    ///   - host: The address to listen on. Default: `127.0.0.1` (loopback only).
+    ///   - body: What to do while the gallery serves; its result is returned.
+    /// - Throws: An error whose description names `host` when no port can be bound, or what
+    ///   `body` throws.
     public func run<T: Sendable>(host: String = "127.0.0.1", _ body: @Sendable (URL) async throws -> T) async throws -> T {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "sample-gallery")
@@ -207,7 +213,7 @@ struct RequestLogger<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The sample gallery could not start.
-public struct GalleryServerError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+struct GalleryServerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

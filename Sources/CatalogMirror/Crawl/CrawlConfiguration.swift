@@ -29,6 +29,13 @@ public struct CrawlConfiguration: Sendable {
     /// Pages fetched at once. Default: 8.
     public var pageConcurrency: Int = 8
 
+    /// Settings with the given values; `pageConcurrency` keeps its default (8).
+    /// - Parameters:
+    ///   - feed: The feed or listing to read instead of discovering feeds. Default: nil.
+    ///   - maxPages: HTML pages fetched at most, the start page included. Default: 2000.
+    ///   - maxDepth: Links followed from the start page at most. Default: 20.
+    ///   - scope: Which pages the crawl follows. Default: ``Scope/directory``.
+    ///   - variants: Which renditions of a photo are mirrored. Default: ``Variants/all``.
     public init(
         feed: CanonicalURL? = nil, maxPages: Int = 2000, maxDepth: Int = 20, scope: Scope = .directory,
         variants: Variants = .all

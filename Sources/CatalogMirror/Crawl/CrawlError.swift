@@ -1,13 +1,13 @@
 /// The source could not be crawled: the start page could not be fetched or read. The run stops
 /// and the mirror is left as it was (exit 3).
-public struct CrawlError: Error, Sendable, CustomStringConvertible {
+struct CrawlError: Error, Sendable, CustomStringConvertible {
     /// One line: what happened, to which URL, and what to try.
-    public let message: String
+    let message: String
 
     /// An error with this one-line `message`.
-    public init(message: String) { self.message = message }
+    init(message: String) { self.message = message }
 
-    public var description: String { message }
+    var description: String { message }
 
     /// The start page `source` could not be fetched: the failure, that nothing changed, and the
     /// fix its reason suggests. Certificate, TLS and proxy failures carry their own fix in their

@@ -1,12 +1,12 @@
 /// An image key found by the crawler, with the catalog text of this sighting and where it was
 /// seen.
-public struct Discovery: Sendable {
-    public var key: CanonicalURL
-    public var reference: ImageReference
+struct Discovery: Sendable {
+    var key: CanonicalURL
+    var reference: ImageReference
     /// The document it was found in, by its number in crawl order (`CrawlSummary.documents`).
-    public var document: Int
+    var document: Int
 
-    public init(key: CanonicalURL, reference: ImageReference, document: Int = 0) {
+    init(key: CanonicalURL, reference: ImageReference, document: Int = 0) {
         self.key = key
         self.reference = reference
         self.document = document

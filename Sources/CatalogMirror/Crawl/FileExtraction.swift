@@ -13,16 +13,24 @@ import Foundation
 /// goes through `HTMLScanner`, and every reference becomes a canonical key. It exists for the
 /// benchmark's parser row (`Benchmarks/bench.py`), which times it against `xmllint`.
 public enum FileExtraction {
+    /// What the file holds, and so which reader extracts its keys.
     public enum Kind: String, Sendable, CaseIterable {
+        /// A feed, listing or sitemap, streamed through `FeedStreamParser` in 64 KB chunks.
         case feed
+        /// An HTML page, read whole with `HTMLScanner`.
         case html
     }
 
+    /// The file could not be opened, read or parsed.
     public struct Failure: Error, CustomStringConvertible {
+        /// One line naming the file and what went wrong.
         public let description: String
     }
 
     /// The keys found in the file at `path`, read as a document fetched from `base`.
+    ///
+    /// - Throws: ``Failure`` naming `path` when it cannot be opened or read, or is not a
+    ///   document of `kind`.
     public static func keys(inFileAt path: String, kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
         switch kind {
         case .feed: return try feedKeys(path, base: base)

@@ -1,7 +1,9 @@
 /// `--max-delete`: how many items of the previous manifest one run may delete, as a count or a
 /// percentage of the previous manifest's items.
 public enum DeleteLimit: Sendable, Equatable, CustomStringConvertible, Codable {
+    /// At most this many items.
     case count(Int)
+    /// At most this percentage (0–100) of the previous manifest's items.
     case percent(Int)
 
     /// The default: half of the previous manifest.
@@ -19,6 +21,7 @@ public enum DeleteLimit: Sendable, Equatable, CustomStringConvertible, Codable {
         }
     }
 
+    /// The limit as `--max-delete` spells it: `10` or `50%`.
     public var description: String {
         switch self {
         case .count(let value): "\(value)"

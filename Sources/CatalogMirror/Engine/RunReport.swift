@@ -2,10 +2,15 @@ import Foundation
 
 /// The summary of one sync: what `--report FILE` writes and what the exit status comes from.
 public struct RunReport: Codable, Sendable, Equatable {
+    /// The source URL, canonical.
     public var source: String
+    /// The mirror directory's absolute path.
     public var output: String
+    /// When the run started (whole seconds, as the manifest writes times).
     public var startedAt: Date
+    /// When the run ended (whole seconds).
     public var finishedAt: Date
+    /// Wall-clock length of the run, in seconds (not truncated).
     public var durationSeconds: Double
     /// 0 all good; 1 some accepted keys failed (or a page could not be read); 2, 3, 4, 75 and
     /// 130 for runs that stopped (see `MirrorError`).
@@ -27,7 +32,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// Seconds from the start of the run to the end of each phase: `crawl` (pages, feeds and
     /// sitemaps read), `fetch` (every download settled; overlaps the crawl), `publish`.
     public var phases: [String: Double] = [:]
+    /// HTML pages read.
     public var pages: Int
+    /// Feeds, listings and sitemaps read.
     public var feeds: Int
     /// Distinct keys seen.
     public var keys: Int
@@ -35,8 +42,11 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var published: Int
     /// Images fetched over the network in this run.
     public var downloaded: Int
+    /// Requests for a key answered by a download already made or under way in this run.
     public var memoryHits: Int
+    /// Keys answered from a stored file: found current on revalidation (a 304, or identical bytes).
     public var diskHits: Int
+    /// Bytes of image bodies received in this run.
     public var bytesDownloaded: Int64
     /// Policy rejections by reason.
     public var rejected: [String: Int]
@@ -88,13 +98,18 @@ public struct RunReport: Codable, Sendable, Equatable {
         return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)"
     }
 
-    /// Reads a report written by `encoded()`.
+    /// Reads a report written by ``encoded()``.
+    ///
+    /// - Throws: A `DecodingError` when `data` is not such a report.
     public static func decode(_ data: Data) throws -> RunReport { try JSONCoding.decode(RunReport.self, from: data) }
 
     private static func count(_ value: Int, _ noun: String) -> String {
         "\(value) \(noun)\(value == 1 ? "" : "s")"
     }
 
-    /// Pretty JSON with sorted keys and UTC dates.
+    /// The report as `--report FILE` writes it: pretty JSON with sorted keys, dates as
+    /// second-precision UTC RFC 3339 strings.
+    ///
+    /// - Throws: An `EncodingError` if a value cannot be encoded (not expected for a report).
     public func encoded() throws -> Data { try JSONCoding.encode(self) }
 }

@@ -1,6 +1,17 @@
 /// An image format recognised by its magic bytes.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
-    case png, jpeg, gif, webp, avif, svg
+    /// PNG (`image/png`).
+    case png
+    /// JPEG (`image/jpeg`).
+    case jpeg
+    /// GIF, 87a or 89a (`image/gif`).
+    case gif
+    /// WebP (`image/webp`).
+    case webp
+    /// AVIF (`image/avif`).
+    case avif
+    /// SVG (`image/svg+xml`): recognised so it can be refused, never published (it can carry scripts).
+    case svg
 
     /// The media type written to the manifest.
     public var mediaType: String {
@@ -33,15 +44,15 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 ///
 /// Works from the head and tail of the file captured while streaming, plus random reads for
 /// formats whose completeness needs their box structure (AVIF), so no image is read twice whole.
-public enum ContentInspector {
+enum ContentInspector {
     /// Bytes of the file kept from the start while streaming.
-    public static let headLength = 4096
+    static let headLength = 4096
     /// Bytes of the file kept from the end while streaming.
-    public static let tailLength = 64
+    static let tailLength = 64
 
     /// The verdict on a file of `length` bytes whose first and last bytes are `head` and `tail`.
     /// `read(offset, count)` returns bytes from the file for structure walks.
-    public static func inspect(
+    static func inspect(
         head: [UInt8], tail: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]
     ) -> Result<ImageFormat, FetchFailure> {
         guard length > 0 else { return .failure(FetchFailure(.empty, "the body is empty")) }
@@ -58,7 +69,7 @@ public enum ContentInspector {
     }
 
     /// The format whose signature `head` starts with, if any.
-    public static func detect(_ head: [UInt8]) -> ImageFormat? {
+    static func detect(_ head: [UInt8]) -> ImageFormat? {
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }

@@ -42,6 +42,7 @@ public struct FetchConfiguration: Sendable {
     /// `duration` fails `timeout`. Default: 1024 bytes/s for 30 s, as curl's options mean.
     public var lowSpeed: LowSpeedLimit = LowSpeedLimit()
 
+    /// Settings with every default above.
     public init() {}
 }
 
@@ -57,6 +58,12 @@ public struct RetryPolicy: Sendable {
     /// (`http-429`/`http-503`) instead of stalling the run. Default: 10 minutes (SPEC).
     public var maxRetryAfter: Duration = .seconds(600)
 
+    /// A policy with the given limits.
+    /// - Parameters:
+    ///   - maxAttempts: Attempts per request, the first included. Default: 4.
+    ///   - baseDelay: Delay before the first retry, doubled for each further one. Default: 500 ms.
+    ///   - maxDelay: Upper bound of one backoff delay. Default: 10 s.
+    ///   - maxRetryAfter: Longest `Retry-After` honoured. Default: 10 minutes.
     public init(
         maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10),
         maxRetryAfter: Duration = .seconds(600)
@@ -95,5 +102,6 @@ public struct LowSpeedLimit: Sendable, Equatable {
 
 /// The version string printed by `--version` and sent in the User-Agent.
 public enum CatalogMirrorVersion {
+    /// This build's version, as `--version` prints it.
     public static let current = "0.1.0"
 }

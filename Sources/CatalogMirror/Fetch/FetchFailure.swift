@@ -5,7 +5,8 @@ public struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible 
     /// What happened, for warnings and the report.
     public var detail: String
 
-    public init(_ reason: RejectionReason, _ detail: String) {
+    /// A failure for `reason`, with `detail` saying what happened and to which URL.
+    init(_ reason: RejectionReason, _ detail: String) {
         self.reason = reason
         self.detail = detail
     }

@@ -8,7 +8,7 @@ import NIOPosix
 
 /// Decides whether a URL may be requested at all; asked for the first URL and before every
 /// redirect hop, so no request ever leaves scope. Returns the rejection, or nil to allow.
-public typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReason?
+typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReason?
 
 /// GET requests with the crawler's manners: redirects followed by hand (each target passes the
 /// gate first; loops and long chains are named failures), transient failures retried with

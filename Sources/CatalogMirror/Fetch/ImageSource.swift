@@ -6,9 +6,12 @@ import NIOHTTP1
 
 /// The cache validators of a stored response (RFC 9110 section 8.8).
 public struct Validators: Sendable, Equatable, Codable {
+    /// The `ETag` response header, sent back as `If-None-Match`.
     public var etag: String?
+    /// The `Last-Modified` response header, sent back as `If-Modified-Since`.
     public var lastModified: String?
 
+    /// Validators from a response's `ETag` and `Last-Modified` headers; either may be nil.
     public init(etag: String?, lastModified: String?) {
         self.etag = etag
         self.lastModified = lastModified
@@ -37,6 +40,12 @@ public struct ImageRequest: Sendable, Equatable {
     /// Validators of the stored copy; with them the request is conditional.
     public var validators: Validators?
 
+    /// A request for `key`.
+    /// - Parameters:
+    ///   - key: The key, also the URL requested.
+    ///   - title: The catalog title, used for the file name when the image is new. Default: nil.
+    ///   - declaredLength: The length the listing declared. Default: nil.
+    ///   - validators: The stored copy's validators, which make the request conditional. Default: nil.
     public init(key: CanonicalURL, title: String? = nil, declaredLength: Int64? = nil, validators: Validators? = nil) {
         self.key = key
         self.title = title

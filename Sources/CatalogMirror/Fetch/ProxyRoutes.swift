@@ -102,6 +102,10 @@ public struct ProxyRoutes: Sendable, Equatable {
 
     /// The routes for `--proxy option` (nil: not given; empty: no proxy at all) and the
     /// environment, read as curl reads it: lower-case names first, then upper-case.
+    ///
+    /// `--proxy` wins over `http_proxy`, `https_proxy` and `all_proxy`; `no_proxy` applies
+    /// either way.
+    /// - Throws: ``Error`` naming the option or variable whose value is not a proxy URL.
     public static func resolve(option: String?, environment: [String: String]) throws(ProxyRoutes.Error) -> ProxyRoutes {
         func variable(_ name: String) -> String? {
             for key in [name, name.uppercased()] {

@@ -17,6 +17,10 @@ public enum HTMLScanner {
     ]
 
     /// Scans `bytes` (a page fetched from `url`). `encoding` is the HTTP header's charset, if any.
+    ///
+    /// libxml2's recovering HTML parser reads the whole page, so broken markup still gives
+    /// what it can; `encoding` defaults to nil (the page's own `<meta charset>`, else UTF-8).
+    /// - Throws: ``MarkupError`` only when libxml2 cannot parse the bytes at all.
     public static func scan(_ bytes: [UInt8], url: String, encoding: String? = nil) throws(MarkupError) -> PageScan {
         let document = try MarkupDocument.html(bytes, url: url, encoding: encoding)
         var reader = PageReading()

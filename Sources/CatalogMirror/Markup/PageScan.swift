@@ -2,18 +2,22 @@
 public struct PageScan: Sendable, Equatable {
     /// A feed or listing advertised with `<link rel="alternate">`.
     public struct FeedLink: Sendable, Equatable {
+        /// The `href`, as written (resolved later against the page's base).
         public var href: String
+        /// The advertised media type, such as `application/rss+xml`.
         public var type: String
     }
 
     /// A page the page links to (`a`, `area`, `link rel=next|prev`, `iframe`, `frame`,
     /// `meta http-equiv=refresh`), as written.
     public struct Link: Sendable, Equatable {
+        /// The target, as written (resolved later against the page's base).
         public var href: String
         /// Set when the link is the one around a photo (a thumbnail linking to its per-photo
         /// page): that photo's number among `images`.
         public var photo: Int?
 
+        /// A link to `href`, around the photo numbered `photo` if any (default: nil).
         public init(href: String, photo: Int? = nil) {
             self.href = href
             self.photo = photo

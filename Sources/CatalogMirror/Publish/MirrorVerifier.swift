@@ -5,17 +5,24 @@ import Foundation
 public enum MirrorVerifier {
     /// The result: how many items were checked and what did not match.
     public struct Report: Sendable, Equatable {
+        /// Items of the manifest checked.
         public var checked: Int
         /// One line per problem: the path and what is wrong with it.
         public var problems: [String]
+        /// True when every file matched its manifest entry.
         public var isClean: Bool { problems.isEmpty }
     }
 
     /// The manifest could not be read (exit 2).
     public struct Unreadable: Error, Sendable, CustomStringConvertible {
+        /// One line naming the manifest, what is wrong, and what to do.
         public let description: String
     }
 
+    /// Checks every item of the mirror's manifest against its file: present, same size, same SHA-256.
+    /// - Parameter layout: The mirror to check.
+    /// - Returns: How many items were checked and one line per mismatch.
+    /// - Throws: ``Unreadable`` when `manifest.json` is missing or cannot be decoded.
     public static func verify(_ layout: MirrorLayout) throws(Unreadable) -> Report {
         let manifest: Manifest
         do {

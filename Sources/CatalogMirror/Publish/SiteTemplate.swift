@@ -24,6 +24,8 @@ public struct SiteTemplate: Sendable {
     let assets: [String: [UInt8]]
 
     /// The default template compiled into the binary (from `site-template/`).
+    ///
+    /// - Throws: ``PublishError`` only if the embedded files are broken (a build problem).
     public static func embedded() throws(PublishError) -> SiteTemplate {
         var files: [String: [UInt8]] = [:]
         for (path, file) in embeddedFiles { files[path] = file.bytes }
@@ -31,6 +33,9 @@ public struct SiteTemplate: Sendable {
     }
 
     /// A template directory given with `--template DIR`: `page.mustache` plus any assets.
+    ///
+    /// - Throws: ``PublishError`` naming the directory or file when it cannot be read, has no
+    ///   `page.mustache`, or the template does not parse.
     public static func load(from directory: URL) throws(PublishError) -> SiteTemplate {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {

@@ -12,7 +12,7 @@ public enum FileNamer {
     public static let maxSlugLength = 48
 
     /// The name for `key` holding bytes with digest `sha256` in `format`, with `hashLength` hex
-    /// digits of hash (more when a shorter one collides).
+    /// digits of hash (default 10; more when a shorter one collides).
     public static func fileName(
         key: CanonicalURL, title: String?, sha256: String, format: ImageFormat, hashLength: Int = 10
     ) -> String {

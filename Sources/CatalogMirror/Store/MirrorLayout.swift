@@ -5,6 +5,7 @@ public struct MirrorLayout: Sendable, Equatable {
     /// The mirror directory (`--out`).
     public let root: URL
 
+    /// The layout of the mirror at `root` (standardized, so paths compare equal).
     public init(root: URL) {
         self.root = root.standardizedFileURL
     }

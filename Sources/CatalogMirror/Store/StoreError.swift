@@ -1,7 +1,9 @@
 /// A failure of the on-disk store: what happened, to which path, and what to do.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// One line: what happened, to which path, and what to do.
     public let message: String
 
+    /// An error with this one-line `message`.
     public init(_ message: String) { self.message = message }
 
     /// Wraps a file-system error on `path` with the operation that failed.

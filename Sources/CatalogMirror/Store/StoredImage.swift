@@ -12,8 +12,9 @@ public struct StoredImage: Sendable, Equatable {
     public var byteCount: Int64
     /// Detected media type.
     public var contentType: String
-    /// Validators from the response that delivered the bytes.
+    /// The `ETag` header from the response that delivered the bytes.
     public var etag: String?
+    /// The `Last-Modified` header from the response that delivered the bytes.
     public var lastModified: String?
     /// When the key was first published; kept while it stays published.
     public var firstSeen: Date

@@ -1,17 +1,17 @@
 /// Rejects keys whose listing declares more bytes than `--max-size` as `too-large`, before any
 /// request. Undeclared sizes pass; the fetcher enforces the limit on `Content-Length` and while
 /// streaming.
-public struct DeclaredSizeRule: ValidationHandler {
-    public let next: (any ValidationHandler)?
+struct DeclaredSizeRule: ValidationHandler {
+    let next: (any ValidationHandler)?
     /// The limit in bytes.
-    public let maxSize: Int64
+    let maxSize: Int64
 
-    public init(maxSize: Int64, next: (any ValidationHandler)?) {
+    init(maxSize: Int64, next: (any ValidationHandler)?) {
         self.maxSize = maxSize
         self.next = next
     }
 
-    public func handle(_ candidate: Candidate) async -> Verdict {
+    func handle(_ candidate: Candidate) async -> Verdict {
         if let declared = candidate.declaredLength, declared > maxSize { return .rejected(.tooLarge) }
         return await passOn(candidate)
     }

@@ -2,12 +2,12 @@
 /// (not `image/*`, or SVG — see `ImageFormat.svg`), and keys whose path ends in `.svg` or
 /// `.svgz`, as `unsupported-type`, before any request (an SVG would be fetched on every sync
 /// only to be refused again).
-public struct DeclaredTypeRule: ValidationHandler {
-    public let next: (any ValidationHandler)?
+struct DeclaredTypeRule: ValidationHandler {
+    let next: (any ValidationHandler)?
 
-    public init(next: (any ValidationHandler)?) { self.next = next }
+    init(next: (any ValidationHandler)?) { self.next = next }
 
-    public func handle(_ candidate: Candidate) async -> Verdict {
+    func handle(_ candidate: Candidate) async -> Verdict {
         if let declared = candidate.declaredType?.lowercased().split(separator: ";").first?.trimmingSpaces,
             !declared.isEmpty, declared != "application/octet-stream"
         {

@@ -3,9 +3,9 @@
 /// at any depth (`*.png` is `**/*.png`), as rclone and .gitignore users expect.
 ///
 /// Hand-written because fnmatch(3) has no `**` and no maintained Swift package provides one.
-public struct Glob: Sendable, Equatable {
+struct Glob: Sendable, Equatable {
     /// The pattern as given.
-    public let pattern: String
+    let pattern: String
     private let tokens: [Token]
 
     // Patterns and paths are compared scalar by scalar: as Characters, a "/" followed by a
@@ -18,7 +18,7 @@ public struct Glob: Sendable, Equatable {
         case anyDirectories  // **/ : zero or more whole segments
     }
 
-    public init(_ pattern: String) {
+    init(_ pattern: String) {
         self.pattern = pattern
         let anchored = pattern.hasPrefix("/") ? pattern : "/**/" + pattern
         var tokens: [Token] = []
@@ -51,7 +51,7 @@ public struct Glob: Sendable, Equatable {
     }
 
     /// True when the whole `path` matches.
-    public func matches(_ path: String) -> Bool {
+    func matches(_ path: String) -> Bool {
         let text = Array(path.unicodeScalars)
         // memo[t][p]: nil unknown; dynamic programming keeps hostile patterns linear-ish.
         var memo = [[Bool?]](repeating: [Bool?](repeating: nil, count: text.count + 1), count: tokens.count + 1)

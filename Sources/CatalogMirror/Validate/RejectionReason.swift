@@ -6,6 +6,7 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     /// The manifest spelling, e.g. `out-of-scope` or `http-404`.
     public let rawValue: String
 
+    /// A reason spelled `rawValue` in the manifest; prefer the static members.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     public var description: String { rawValue }
@@ -22,10 +23,16 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     }
 
     // Policy: the configuration said no. These never make the exit status 1.
+    /// `out-of-scope`: the key's host is neither the source's nor an `--allow-host`.
     public static let outOfScope = RejectionReason(rawValue: "out-of-scope")
+    /// `excluded`: the key matched no `--include` glob, or matched an `--exclude` glob.
     public static let excluded = RejectionReason(rawValue: "excluded")
+    /// `robots`: the host's robots.txt disallows the key.
     public static let robots = RejectionReason(rawValue: "robots")
+    /// `too-large`: a declared length over `--max-size`, or a page or feed over
+    /// `FetchConfiguration.maxDocumentBytes`.
     public static let tooLarge = RejectionReason(rawValue: "too-large")
+    /// `unsupported-type`: a declared media type that is not an image, or a format that is not published (SVG).
     public static let unsupportedType = RejectionReason(rawValue: "unsupported-type")
     /// `--variants largest`: a smaller rendition of a photo whose largest rendition is mirrored.
     public static let smallerRendition = RejectionReason(rawValue: "smaller-rendition")
@@ -34,12 +41,20 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     public static let decoration = RejectionReason(rawValue: "decoration")
 
     // Failure: an accepted key could not be mirrored. Any of these makes the exit status 1.
+    /// `not-an-image`: the body's first bytes are no known image format.
     public static let notAnImage = RejectionReason(rawValue: "not-an-image")
+    /// `truncated`: the body ends before the format's end marker or declared size.
     public static let truncated = RejectionReason(rawValue: "truncated")
+    /// `empty`: the body has no bytes.
     public static let empty = RejectionReason(rawValue: "empty")
+    /// `redirect-loop`: a redirect chain comes back to a URL it already visited.
     public static let redirectLoop = RejectionReason(rawValue: "redirect-loop")
+    /// `too-many-redirects`: more redirect hops than `FetchConfiguration.maxRedirects`.
     public static let tooManyRedirects = RejectionReason(rawValue: "too-many-redirects")
+    /// `timeout`: no answer in time, a deadline passed, or the transfer stayed under the low-speed limit.
     public static let timeout = RejectionReason(rawValue: "timeout")
+    /// `network-error`: no HTTP answer (connection refused or reset, DNS, TLS, proxy), or the
+    /// body could not be written or decoded.
     public static let networkError = RejectionReason(rawValue: "network-error")
 
     /// `http-404`, `http-500`, ...: the final status of a request that did not succeed.

@@ -1,15 +1,15 @@
 /// Rejects keys that the host's robots.txt disallows for our user agent as `robots`; the
 /// key is then never requested. Last in the default order because it may fetch robots.txt.
-public struct RobotsRule: ValidationHandler {
-    public let next: (any ValidationHandler)?
+struct RobotsRule: ValidationHandler {
+    let next: (any ValidationHandler)?
     private let robots: RobotsCache
 
-    public init(robots: RobotsCache, next: (any ValidationHandler)?) {
+    init(robots: RobotsCache, next: (any ValidationHandler)?) {
         self.robots = robots
         self.next = next
     }
 
-    public func handle(_ candidate: Candidate) async -> Verdict {
+    func handle(_ candidate: Candidate) async -> Verdict {
         guard await robots.allows(candidate.key) else { return .rejected(.robots) }
         return await passOn(candidate)
     }

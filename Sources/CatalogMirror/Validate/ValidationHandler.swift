@@ -7,6 +7,7 @@ public struct Candidate: Sendable, Equatable {
     /// A media type the listing declared.
     public var declaredType: String?
 
+    /// A candidate for `key`, with what its listing declared (each default: nil, nothing declared).
     public init(key: CanonicalURL, declaredLength: Int64? = nil, declaredType: String? = nil) {
         self.key = key
         self.declaredLength = declaredLength

@@ -6,7 +6,7 @@ import Testing
 @Suite("Site, manifest and settings")
 struct PublishTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test(
         "the manifest is encoded a batch of items at a time, byte for byte as one JSONEncoder pass",

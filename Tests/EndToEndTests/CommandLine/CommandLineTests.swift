@@ -12,7 +12,7 @@ struct Binary {
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(".build/debug"),
+                .deletingLastPathComponent().appendingPathComponent(".build/debug"),
         ]
         return candidates.map { $0.appendingPathComponent("catalog-mirror") }.first {
             FileManager.default.isExecutableFile(atPath: $0.path)

@@ -8,7 +8,7 @@ import Testing
 /// After changing an option on purpose, regenerate the files and review their diff:
 ///
 ///     CATALOG_MIRROR_RECORD_SNAPSHOTS=1 swift test --filter HelpSnapshotTests
-///     git diff Tests/EndToEndTests/HelpSnapshots
+///     git diff Tests/EndToEndTests/CommandLine/HelpSnapshots
 ///
 /// Recording writes the files and fails each test (so a recording run is never taken for a
 /// passing one); run again without the variable to check.
