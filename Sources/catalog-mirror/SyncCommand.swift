@@ -107,5 +107,6 @@ extension CrawlConfiguration.Scope: ExpressibleByArgument {}
 extension CrawlConfiguration.Variants: ExpressibleByArgument {}
 
 extension DeleteLimit: ExpressibleByArgument {
+    /// `--max-delete N` or `N%`, as `DeleteLimit.init(_:)` reads it.
     public init?(argument: String) { self.init(argument) }
 }

@@ -76,7 +76,8 @@ struct HelpSnapshotTests {
         #expect(fields.count > 20)
         for field in fields where field != "version" && field != "source" {
             let option = "--" + field.replacing(/[A-Z]/) { "-" + $0.output.lowercased() }
-            #expect(help.contains("  \(option) "), "the settings field \(field) has no option \(option)")
+            let listed = help.contains("  \(option) ")
+            #expect(listed, "the settings field \(field) has no option \(option) in sync's help")
         }
     }
 
