@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// A size given on the command line: bytes, or with a K, M or G suffix (powers of 1024).
-struct ByteCount: ExpressibleByArgument, Equatable {
+/// Encodes as its number of bytes (`MirrorSettings.maxSize`).
+struct ByteCount: ExpressibleByArgument, Equatable, Encodable {
     let bytes: Int64
 
     init?(argument: String) {
@@ -21,6 +22,11 @@ struct ByteCount: ExpressibleByArgument, Equatable {
         let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
         guard !overflow else { return nil }
         bytes = product
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(bytes)
     }
 
     static var defaultCompletionKind: CompletionKind { .default }

@@ -2,11 +2,14 @@ import ArgumentParser
 import CatalogMirror
 import Foundation
 
-/// The network options of `sync`, named as curl and wget name them.
-struct NetworkOptions: ParsableArguments {
+/// The network options of `sync`, named as curl and wget name them; all are saved with the
+/// mirror, as `SyncOptions`' are (by their property names, through this group's encoding),
+/// except the credentials `MirrorSettings.withoutSecrets` leaves out. Paths are saved absolute.
+struct NetworkOptions: ParsableArguments, Encodable {
     @Option(
         name: .customLong("ca-certificate"),
-        help: ArgumentHelp("Trust the certificates in this PEM file as well as the system's.", valueName: "FILE"))
+        help: ArgumentHelp("Trust the certificates in this PEM file as well as the system's.", valueName: "FILE"),
+        transform: SavedForm.path)
     var caCertificate: String?
 
     @Flag(help: "Do not check HTTPS certificates (a warning is printed on every run).")
@@ -21,7 +24,8 @@ struct NetworkOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Send this header, or every line of FILE. Credential headers (Authorization, Cookie...) go to the source's host only; given inline they are not saved. Repeatable.",
-            valueName: "\"Name: value\"|@FILE"))
+            valueName: "\"Name: value\"|@FILE"),
+        transform: SavedForm.header)
     var header: [String] = []
 
     @Option(help: ArgumentHelp("Send this User-Agent. (default: catalog-mirror/VERSION)", valueName: "STRING"))
@@ -29,7 +33,8 @@ struct NetworkOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Send the cookies of this Netscape cookies.txt file where their domain and path match.", valueName: "FILE"))
+            "Send the cookies of this Netscape cookies.txt file where their domain and path match.", valueName: "FILE"),
+        transform: SavedForm.path)
     var cookies: String?
 
     @Flag(help: "Sign in to the source's host with the login in $NETRC or ~/.netrc.")
@@ -37,11 +42,12 @@ struct NetworkOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A transfer slower than BYTES per second for --speed-time seconds fails 'timeout'; 0 turns the check off. (default: 1024)",
+            "A transfer slower than BYTES per second for --speed-time seconds fails 'timeout'; 0 turns the check off. (default: \(LowSpeedLimit().bytesPerSecond))",
             valueName: "BYTES"))
     var speedLimit: Int?
 
-    @Option(help: ArgumentHelp("See --speed-limit. (default: 30)", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp("See --speed-limit. (default: \(LowSpeedLimit().duration.components.seconds))", valueName: "SECONDS"))
     var speedTime: Int?
 
     func validate() throws {
@@ -53,19 +59,5 @@ struct NetworkOptions: ParsableArguments {
         for entry in header where !entry.hasPrefix("@") && HeaderField(line: entry) == nil {
             throw ValidationError("--header takes \"Name: value\" or @FILE (got \"\(entry.prefix(100))\")")
         }
-    }
-
-    /// Records the given options in `settings`; files are kept as absolute paths.
-    func apply(to settings: inout MirrorSettings) {
-        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
-        settings.caCertificate = caCertificate.map(absolute)
-        settings.noCheckCertificate = noCheckCertificate ? true : nil
-        settings.proxy = proxy
-        settings.header = header.isEmpty ? nil : header.map { $0.hasPrefix("@") ? "@" + absolute(String($0.dropFirst())) : $0 }
-        settings.userAgent = userAgent
-        settings.cookies = cookies.map(absolute)
-        settings.netrc = netrc ? true : nil
-        settings.speedLimit = speedLimit
-        settings.speedTime = speedTime
     }
 }

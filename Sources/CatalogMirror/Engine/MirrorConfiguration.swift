@@ -1,16 +1,21 @@
 import Foundation
 import Logging
 
-/// Everything one sync needs, as a value: built by the CLI from flags and saved settings, or by
-/// tests directly. Each stage gets its own nested part.
+/// Everything one sync needs, as a value: built by the CLI from the merged settings
+/// (`init(settings:output:environment:)`, beside `MirrorSettings`' fields), or by tests directly.
+/// Each stage gets its own nested part, whose fields hold the defaults.
 public struct MirrorConfiguration: Sendable {
     /// The gallery's start page (or a feed or listing URL).
     public var source: CanonicalURL
     /// The mirror directory (`--out`). Default: `./mirror`.
     public var output: URL
+    /// The crawl's limits, scope and feed. Default: `CrawlConfiguration()`.
     public var crawl: CrawlConfiguration
+    /// The validator chain's rules and their order. Default: `ValidationConfiguration()`.
     public var validation: ValidationConfiguration
+    /// The HTTP side: concurrency, timeouts, TLS, proxy, identity. Default: `FetchConfiguration()`.
     public var fetch: FetchConfiguration
+    /// The generated site. Default: `PublishConfiguration()`.
     public var publish: PublishConfiguration
     /// The clock used for `generatedAt`, `firstSeen` and `lastChecked`. Default: the system clock.
     public var now: @Sendable () -> Date
@@ -26,6 +31,8 @@ public struct MirrorConfiguration: Sendable {
     /// unless its user passes a logger of their own.
     public static let silentLogger = Logger(label: "catalog-mirror") { _ in SwiftLogNoOpLogHandler() }
 
+    /// A configuration for mirroring `source` into `output` (default `./mirror`), every stage
+    /// at its defaults unless given, the system clock, and no logging.
     public init(
         source: CanonicalURL, output: URL = URL(fileURLWithPath: "mirror"), crawl: CrawlConfiguration = .init(),
         validation: ValidationConfiguration = .init(), fetch: FetchConfiguration = .init(),
@@ -52,6 +59,8 @@ public struct PublishConfiguration: Sendable {
     /// `--max-delete`: items of the previous manifest one run may delete. Default: 50 %.
     public var maxDelete: DeleteLimit = .default
 
+    /// Site settings: `itemsPerPage` (default 60), `templateDirectory` (default nil: built in),
+    /// `maxDelete` (default 50 %).
     public init(itemsPerPage: Int = 60, templateDirectory: URL? = nil, maxDelete: DeleteLimit = .default) {
         self.itemsPerPage = itemsPerPage
         self.templateDirectory = templateDirectory

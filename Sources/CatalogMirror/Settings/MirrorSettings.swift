@@ -1,158 +1,174 @@
 import Foundation
 
-/// The settings a mirror was made with, saved as `DIR/.catalog-mirror/settings.json` after each
-/// sync that exits 0 or 1, so the cron form (`catalog-mirror sync --out DIR`) needs no flags.
+/// The settings a mirror was made with: the one declaration of every persisted `sync` option,
+/// saved as `DIR/.catalog-mirror/settings.json` after each sync that exits 0 or 1, so the cron
+/// form (`catalog-mirror sync --out DIR`) needs no flags.
 ///
-/// Every field but `source` is optional, nil meaning "not given: the default": a missing key
-/// takes its default, so a file written by an older version, or trimmed by hand, still loads.
-/// Reading and writing are the synthesized `Codable` (optional fields are decoded if present and
-/// encoded only when set), and merging goes through the same encoding (`overridden(by:)`), so
-/// this field list is the one place a setting is declared for the file.
+/// Every field but `source` is optional, nil meaning "not given: the default" (the default is the
+/// one of the stage configuration the field sets, named in each field's comment). Everything else
+/// follows from this field list, with no second list anywhere:
+/// - the file: the synthesized `Codable` (a missing key is nil, a nil field is not written), so a
+///   file written by an older version, or trimmed by hand, still loads (`SettingsStore`);
+/// - the command line: the CLI's option groups encode under these field names, and
+///   `init(source:given:)` decodes this type from them, so an option is saved when its property
+///   is named as a field here, and is for its run only otherwise (`--dry-run`, `--report`...);
+/// - the merge: `overridden(by:)`, one pass over the encoded form;
+/// - the engine: `MirrorConfiguration.init(settings:output:environment:)` below, one line a field.
+///
+/// A new setting is a field here, its line in that initializer, and its option (see
+/// ARCHITECTURE.md, "Where do I change X").
 public struct MirrorSettings: Codable, Sendable, Equatable {
-    /// The schema version this build writes and reads.
+    /// The schema version this build writes and reads: 1.
     public static let currentVersion = 1
 
     /// The schema version the file was written with. Default: `currentVersion`; a file
     /// without it reads as nil (version 1, the first).
     public var version: Int? = MirrorSettings.currentVersion
-    /// The source URL, canonical.
+    /// The source URL, canonical. Required.
     public var source: String
+    /// `--feed`: the feed or listing read instead of discovered ones, canonical. Default: nil
+    /// (feeds discovered from the pages).
     public var feed: String?
+    /// `--max-pages`: HTML pages crawled at most. Default: `CrawlConfiguration.maxPages` (2000).
     public var maxPages: Int?
+    /// `--concurrency`: images transferred at once. Default: `FetchConfiguration.concurrency` (8).
     public var concurrency: Int?
+    /// `--include`: globs an image path must match one of. Default: none (every path).
     public var include: [String]?
+    /// `--exclude`: globs that reject an image path. Default: none.
     public var exclude: [String]?
+    /// `--allow-host`: hosts in scope besides the source's, lower-cased. Default: none.
     public var allowHost: [String]?
+    /// `--max-size`: the largest image accepted, in bytes. Default: nil (no limit).
     public var maxSize: Int64?
+    /// `--max-delete`: items of the last run one run may delete. Default: `DeleteLimit.default` (50 %).
     public var maxDelete: DeleteLimit?
+    /// `--template`: the template directory's absolute path. Default: nil (the built-in templates).
     public var template: String?
+    /// `--ignore-robots`. Default: nil (robots.txt honoured).
     public var ignoreRobots: Bool?
+    /// `--rate`: requests per second over all hosts. Default: nil (no limit).
     public var rate: Double?
+    /// `--connections-per-host`. Default: `FetchConfiguration.connectionsPerHost` (8).
     public var connectionsPerHost: Int?
+    /// `--max-depth`: links followed from the start page. Default: `CrawlConfiguration.maxDepth` (20).
     public var maxDepth: Int?
+    /// `--crawl-scope`. Default: `CrawlConfiguration.scope` (`.directory`).
     public var crawlScope: CrawlConfiguration.Scope?
+    /// `--variants`. Default: `CrawlConfiguration.variants` (`.all`).
     public var variants: CrawlConfiguration.Variants?
-    /// `--ca-certificate`: the PEM file's absolute path.
+    /// `--ca-certificate`: the PEM file's absolute path. Default: nil (the system's trust store only).
     public var caCertificate: String?
-    /// `--no-check-certificate`.
+    /// `--no-check-certificate`. Default: nil (certificates checked).
     public var noCheckCertificate: Bool?
     /// `--proxy`, without credentials (a proxy URL with credentials is used for its run only).
+    /// Default: nil (the proxy variables of the environment).
     public var proxy: String?
     /// `--header`: `@/absolute/path` entries and inline headers that carry no credential.
+    /// Default: none.
     public var header: [String]?
-    /// `--user-agent`.
+    /// `--user-agent`. Default: `FetchConfiguration.userAgent` (`catalog-mirror/VERSION`).
     public var userAgent: String?
     /// `--cookies`: the cookies file's absolute path (its contents are never copied here).
+    /// Default: nil (no cookies).
     public var cookies: String?
-    /// `--netrc`.
+    /// `--netrc`. Default: nil (no login).
     public var netrc: Bool?
-    /// `--speed-limit` in bytes per second.
+    /// `--speed-limit` in bytes per second. Default: `LowSpeedLimit.bytesPerSecond` (1024).
     public var speedLimit: Int?
-    /// `--speed-time` in seconds.
+    /// `--speed-time` in seconds. Default: `LowSpeedLimit.duration` (30 s).
     public var speedTime: Int?
 
+    /// Settings for `source` with every other field not given.
     public init(source: String) { self.source = source }
+
+    /// The settings that `parts` give for `source`: each part is a value that encodes with this
+    /// type's field names (the CLI's option groups). A key with a value sets its field; a key that
+    /// is absent or null leaves it not given; a key that names no field (`dryRun`) is ignored.
+    /// Throws a one-line `SettingsError` when a value has the wrong type for its field.
+    public init(source: String, given parts: [any Encodable]) throws(SettingsError) {
+        do {
+            var object = try Self.jsonObject(MirrorSettings(source: source))
+            for part in parts {
+                for (key, value) in try Self.jsonObject(part) where !(value is NSNull) { object[key] = value }
+            }
+            self = try JSONDecoder().decode(MirrorSettings.self, from: JSONSerialization.data(withJSONObject: object))
+        } catch {
+            throw SettingsError("cannot read the options given as settings: \(error) (check the options)")
+        }
+    }
 
     /// Applies what the command line gave on top of `self`: a given scalar replaces the saved
     /// one; a given repeatable option replaces the whole saved list.
     ///
     /// Done on the encoded form, so the field list above is the only one: a field the command
     /// line did not give is nil, and nil fields are left out of the JSON object, so every key
-    /// `other` has replaces `self`'s. A field added to this type is read, saved and merged with
-    /// no other change. Throws only for a value JSON cannot hold (a `rate` that is not finite).
+    /// `other` has replaces `self`'s. Throws only for a value JSON cannot hold (a `rate` that is
+    /// not finite).
     public func overridden(by other: MirrorSettings) throws(SettingsError) -> MirrorSettings {
         do {
-            let encoder = JSONEncoder()
-            guard let saved = try JSONSerialization.jsonObject(with: encoder.encode(self)) as? [String: Any],
-                let given = try JSONSerialization.jsonObject(with: encoder.encode(other)) as? [String: Any]
-            else { throw SettingsError("settings do not encode as a JSON object") }
-            let merged = saved.merging(given) { _, given in given }
+            let merged = try Self.jsonObject(self).merging(Self.jsonObject(other)) { _, given in given }
             return try JSONDecoder().decode(MirrorSettings.self, from: JSONSerialization.data(withJSONObject: merged))
         } catch {
             throw SettingsError("cannot combine the saved settings with the options given: \(error) (check the options)")
         }
     }
 
-    /// These settings as they may be written under DIR: inline credential headers
-    /// (`Authorization`, `Cookie`, `Proxy-Authorization`...) and a proxy URL with credentials
-    /// are left out, since whatever is under DIR may be served. Paths of `--header @FILE`,
-    /// `--cookies` and the `--netrc` flag are kept; the files themselves are never copied.
-    public var withoutSecrets: MirrorSettings {
-        var copy = self
-        copy.header = header.map { list in
-            list.filter { entry in entry.hasPrefix("@") || !(HeaderField(line: entry)?.isCredential ?? true) }
+    /// `value` encoded as a JSON object (nil fields of `MirrorSettings` left out, nil options null).
+    private static func jsonObject(_ value: any Encodable) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any] else {
+            throw SettingsError("the settings do not encode as a JSON object")
         }
-        if copy.header?.isEmpty == true { copy.header = nil }
-        if let proxy, let server = ProxyServer(proxy), server.hasCredentials { copy.proxy = nil }
-        return copy
-    }
-
-    /// The inline headers of `header` that carry a credential and are used for this run only.
-    public var inlineCredentialHeaders: [String] {
-        (header ?? []).filter { !$0.hasPrefix("@") }.compactMap { HeaderField(line: $0) }.filter(\.isCredential).map(\.name)
+        return object
     }
 }
 
-/// A settings file that exists but cannot be used, or a setting that cannot be (exit 2);
-/// nothing is changed.
-public struct SettingsError: Error, Sendable, CustomStringConvertible {
-    /// One line: what is wrong, in which file or option, and what to do.
-    public let message: String
-    /// An error with this one-line `message`.
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
-/// Reads and writes `settings.json`.
-public enum SettingsStore {
-    /// The saved settings of the mirror at `layout`, or nil when there are none.
-    public static func load(_ layout: MirrorLayout) throws(SettingsError) -> MirrorSettings? {
-        let url = layout.settings
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw SettingsError("cannot read the settings file \(url.path) (check its permissions)")
-        }
-        struct Versioned: Decodable { var version: Int? }
-        let version: Int?
-        do {
-            version = try JSONDecoder().decode(Versioned.self, from: data).version
-        } catch {
-            throw SettingsError("the settings file \(url.path) is not a JSON object (fix or delete it)")
-        }
-        if let version, version > MirrorSettings.currentVersion {
-            throw SettingsError(
-                "the settings file \(url.path) has version \(version); this catalog-mirror reads up to \(MirrorSettings.currentVersion) (upgrade it)"
-            )
-        }
-        let settings: MirrorSettings
-        do {
-            settings = try JSONDecoder().decode(MirrorSettings.self, from: data)
-        } catch DecodingError.keyNotFound(let key, _) {
-            throw SettingsError("the settings file \(url.path) has no \"\(key.stringValue)\" (fix or delete it)")
-        } catch DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw SettingsError("the settings file \(url.path) has a value of the wrong type at \"\(path)\" (fix or delete it)")
-        } catch {
-            throw SettingsError("the settings file \(url.path) cannot be read: \(error) (fix or delete it)")
-        }
+extension MirrorConfiguration {
+    /// The configuration `settings` describe for the mirror at `output`: each field given
+    /// replaces its stage's default, and the network side is read from the files the settings
+    /// name (`--header @FILE`, `--cookies`, `--ca-certificate`, the `--netrc` file of
+    /// `environment`) and from `environment`'s proxy variables. `dryRun` and `logger` keep
+    /// their defaults. Throws a one-line `SettingsError` naming the value or file that cannot be
+    /// used.
+    ///
+    /// Kept beside the field list: a new setting is its field above and its line here.
+    public init(settings: MirrorSettings, output: URL, environment: [String: String]) throws(SettingsError) {
         guard let source = CanonicalURL(settings.source), source.isWeb else {
             throw SettingsError(
-                "the settings file \(url.path) has an unusable source \"\(settings.source.prefix(200))\" (fix or delete it)")
+                "the source \"\(settings.source)\" is not an http or https URL (fix or delete the settings file)")
         }
-        var repaired = settings
-        repaired.source = source.string
-        return repaired
-    }
-
-    /// Writes `settings` atomically (temporary file, then rename).
-    public static func save(_ settings: MirrorSettings, _ layout: MirrorLayout) throws(SettingsError) {
-        do {
-            let data = try JSONCoding.encode(settings.withoutSecrets)
-            try FileManager.default.createDirectory(at: layout.temporary, withIntermediateDirectories: true)
-            try AtomicFile.write(data, to: layout.settings, temporaryDirectory: layout.temporary)
-        } catch {
-            throw SettingsError(
-                "cannot save the settings file \(layout.settings.path): \(error) (check the permissions of \(layout.state.path))")
+        self.init(source: source, output: output)
+        if let feed = settings.feed {
+            guard let url = CanonicalURL(feed), url.isWeb else {
+                throw SettingsError(
+                    "the feed \"\(feed)\" is not an http or https URL (fix the settings file, or give --feed URL)")
+            }
+            crawl.feed = url
         }
+        if let maxPages = settings.maxPages { crawl.maxPages = max(1, maxPages) }
+        if let maxDepth = settings.maxDepth { crawl.maxDepth = max(0, maxDepth) }
+        if let crawlScope = settings.crawlScope { crawl.scope = crawlScope }
+        if let variants = settings.variants { crawl.variants = variants }
+        if let concurrency = settings.concurrency { fetch.concurrency = min(256, max(1, concurrency)) }
+        validation.include = settings.include ?? []
+        validation.exclude = settings.exclude ?? []
+        validation.allowedHosts = settings.allowHost ?? []
+        validation.maxSize = settings.maxSize
+        publish.maxDelete = settings.maxDelete ?? .default
+        validation.honourRobots = !(settings.ignoreRobots ?? false)
+        fetch.rate = settings.rate
+        if let connections = settings.connectionsPerHost { fetch.connectionsPerHost = min(256, max(1, connections)) }
+        publish.templateDirectory = settings.template.map { URL(fileURLWithPath: $0) }
+        fetch.tls = TLSOptions(
+            caCertificateFile: settings.caCertificate, checkCertificates: !(settings.noCheckCertificate ?? false))
+        fetch.proxy = try NetworkSettings.proxyRoutes(settings.proxy, tls: fetch.tls, environment: environment)
+        let identity = try NetworkSettings.identity(
+            headers: settings.header ?? [], cookies: settings.cookies, netrc: settings.netrc ?? false,
+            host: source.host, environment: environment)
+        if let agent = identity.userAgent { fetch.userAgent = agent }
+        if let agent = settings.userAgent { fetch.userAgent = agent }
+        fetch.identity = identity.identity
+        if let speedLimit = settings.speedLimit { fetch.lowSpeed.bytesPerSecond = max(0, speedLimit) }
+        if let speedTime = settings.speedTime { fetch.lowSpeed.duration = .seconds(max(0, speedTime)) }
     }
 }

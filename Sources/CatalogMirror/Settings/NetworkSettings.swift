@@ -1,18 +1,16 @@
 import Foundation
 
-extension FetchConfiguration {
-    /// Fills the network side from saved or given `settings` and the process `environment`:
-    /// TLS options, proxy routes (`--proxy`, else `https_proxy`/`http_proxy`/`all_proxy` and
-    /// `no_proxy`), headers (reading every `--header @FILE`), cookies, the `--netrc` login for the
-    /// source's host, the user agent and the speed limit. Throws a one-line `SettingsError`
-    /// naming the file or value that cannot be used.
-    public mutating func readNetworkSettings(
-        _ settings: MirrorSettings, environment: [String: String]
-    ) throws(SettingsError) {
-        tls = TLSOptions(caCertificateFile: settings.caCertificate, checkCertificates: !(settings.noCheckCertificate ?? false))
+/// The parts of `MirrorConfiguration.init(settings:output:environment:)` that read files and
+/// the environment: proxy routes, and the headers, cookies and login sent to the source.
+enum NetworkSettings {
+    /// The proxy routes of `--proxy` (else `https_proxy`/`http_proxy`/`all_proxy` and
+    /// `no_proxy` from `environment`), once `tls` is known to load.
+    static func proxyRoutes(
+        _ option: String?, tls: TLSOptions, environment: [String: String]
+    ) throws(SettingsError) -> ProxyRoutes {
         do {
             _ = try tls.clientConfiguration()
-            proxy = try ProxyRoutes.resolve(option: settings.proxy, environment: environment)
+            return try ProxyRoutes.resolve(option: option, environment: environment)
         } catch let error as TLSOptions.Error {
             throw SettingsError(error.message)
         } catch let error as ProxyRoutes.Error {
@@ -20,12 +18,17 @@ extension FetchConfiguration {
         } catch {
             throw SettingsError("\(error)")
         }
-        guard let source = CanonicalURL(settings.source) else {
-            throw SettingsError("the source \"\(settings.source)\" is not an http or https URL")
-        }
-        var identity = RequestIdentity(credentialHost: source.host)
+    }
+
+    /// The identity sent to `host` (every `--header` line, reading each `@FILE`; the
+    /// `--cookies` file; the `--netrc` login from `environment`'s `NETRC` or `~/.netrc`), and
+    /// the `User-Agent` the headers named, taken out of them.
+    static func identity(
+        headers: [String], cookies: String?, netrc: Bool, host: String, environment: [String: String]
+    ) throws(SettingsError) -> (identity: RequestIdentity, userAgent: String?) {
+        var identity = RequestIdentity(credentialHost: host)
         do throws(RequestIdentity.Error) {
-            for entry in settings.header ?? [] {
+            for entry in headers {
                 if entry.hasPrefix("@") {
                     identity.headers += try HeaderField.read(file: String(entry.dropFirst()))
                 } else if let field = HeaderField(line: entry) {
@@ -34,42 +37,15 @@ extension FetchConfiguration {
                     throw RequestIdentity.Error("--header \"\(entry.prefix(100))\" is not \"Name: value\" or @FILE")
                 }
             }
-            if let cookies = settings.cookies { identity.cookies = try CookieJar(file: cookies) }
-            if settings.netrc ?? false {
-                let path = NetrcLogin.defaultPath(environment: environment)
-                identity.login = try NetrcLogin.read(file: path, host: source.host)
+            if let cookies { identity.cookies = try CookieJar(file: cookies) }
+            if netrc {
+                identity.login = try NetrcLogin.read(file: NetrcLogin.defaultPath(environment: environment), host: host)
             }
         } catch {
             throw SettingsError(error.message)
         }
-        if let agent = identity.headers.last(where: { $0.name.lowercased() == "user-agent" }) { userAgent = agent.value }
-        if let agent = settings.userAgent { userAgent = agent }
+        let userAgent = identity.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
         identity.headers.removeAll { $0.name.lowercased() == "user-agent" }
-        self.identity = identity
-        if let speedLimit = settings.speedLimit { lowSpeed.bytesPerSecond = max(0, speedLimit) }
-        if let speedTime = settings.speedTime { lowSpeed.duration = .seconds(max(0, speedTime)) }
-    }
-}
-
-extension MirrorSettings {
-    /// The warnings these settings call for, printed on every run they are used: certificates
-    /// not checked, and credentials given inline that the cron form will not have.
-    public var networkWarnings: [String] {
-        var warnings: [String] = []
-        if noCheckCertificate ?? false {
-            warnings.append(
-                "--no-check-certificate: HTTPS certificates are not checked; anyone on the way can change what is mirrored")
-        }
-        for name in inlineCredentialHeaders {
-            warnings.append(
-                "--header \(name) given inline is used for this run only and not saved; for the cron form, put it in a file and pass --header @FILE"
-            )
-        }
-        if let proxy, let server = ProxyServer(proxy), server.hasCredentials {
-            warnings.append(
-                "--proxy credentials are used for this run only and not saved; for the cron form, set https_proxy and http_proxy in the job's environment"
-            )
-        }
-        return warnings
+        return (identity, userAgent)
     }
 }

@@ -9,11 +9,25 @@ import Foundation
 /// One sync per mirror: an exclusive `flock` on `DIR/.catalog-mirror/lock`, held for the whole
 /// run. The kernel drops it when the holder exits, however it exits (even `kill -9`), so a
 /// stale lock never blocks the next run. The file holds the holder's PID for the message.
+///
+/// Its errors are one line each, as `MirrorError`'s: what happened, the path, what to do. None
+/// of them says to delete the lock file: a lock whose holder is gone is already free, and
+/// deleting it under a live holder would let a second sync in beside it.
 final class MirrorLock {
-    /// Another process holds the lock.
-    struct Held: Error {
+    /// Another process holds the lock (the engine turns it into `MirrorError.locked`, exit 75).
+    struct Held: Error, CustomStringConvertible {
+        /// The mirror directory.
         let path: String
+        /// The lock file, `DIR/.catalog-mirror/lock`.
+        let lockFile: String
+        /// The holder's process ID, when the lock file names one.
         let pid: Int32?
+
+        /// One line: who holds which lock, and what to do.
+        var description: String {
+            "another sync" + (pid.map { " (PID \($0))" } ?? "") + " holds the lock \(lockFile) on \(path)"
+                + "; wait for it to finish, then run sync again (the lock goes when that process exits)"
+        }
     }
 
     private let descriptor: Int32
@@ -29,15 +43,24 @@ final class MirrorLock {
 
     /// Takes the lock of `layout` without waiting. With `create` false (a dry run) a mirror
     /// without a state directory is not touched and nil is returned.
+    /// Throws `Held` when another process has it, else a one-line `StoreError` naming the path.
     static func acquire(_ layout: MirrorLayout, create: Bool) throws -> MirrorLock? {
         if create {
-            try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError(
+                    "cannot create the state directory \(layout.state.path) for the lock: \(error.localizedDescription) (check the permissions of \(layout.root.path), or choose another --out)"
+                )
+            }
         } else if !FileManager.default.fileExists(atPath: layout.lock.path) {
             return nil
         }
         let descriptor = open(layout.lock.path, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw StoreError("cannot open \(layout.lock.path): \(String(cString: strerror(errno)))")
+            throw StoreError(
+                "cannot open the lock file \(layout.lock.path): \(String(cString: strerror(errno))) (it must be a file this user may write; check its type and permissions)"
+            )
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
@@ -45,8 +68,10 @@ final class MirrorLock {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
             close(descriptor)
-            if reason == EWOULDBLOCK { throw Held(path: layout.root.path, pid: holder) }
-            throw StoreError("cannot lock \(layout.lock.path): \(String(cString: strerror(reason)))")
+            if reason == EWOULDBLOCK { throw Held(path: layout.root.path, lockFile: layout.lock.path, pid: holder) }
+            throw StoreError(
+                "cannot lock \(layout.lock.path): \(String(cString: strerror(reason))) (its file system may not support flock, as some network mounts; put --out on a local disk)"
+            )
         }
         if create {
             let pid = Array("\(getpid())\n".utf8)

@@ -79,4 +79,45 @@ struct ErrorMessageTests {
         let other = HTTPSession.classify(CancellationError(), url: Self.source)
         #expect(other.detail == "\(Self.source): cancelled")
     }
+
+    @Test("a held lock names the lock file and its holder, and says to wait, not to delete it")
+    func heldLock() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        // flock conflicts between two open files even in one process.
+        do {
+            let first = try MirrorLock.acquire(layout, create: true)
+            defer { withExtendedLifetime(first) {} }
+            do {
+                _ = try MirrorLock.acquire(layout, create: true)
+                Issue.record("a second lock was granted")
+            } catch let held as MirrorLock.Held {
+                #expect(held.pid == getpid() && held.path == layout.root.path)
+                #expect(
+                    held.description
+                        == "another sync (PID \(getpid())) holds the lock \(layout.lock.path) on \(layout.root.path); wait for it to finish, then run sync again (the lock goes when that process exits)"
+                )
+            }
+        }
+        // Released when its holder lets go: the next run gets it.
+        #expect(try MirrorLock.acquire(layout, create: true) != nil)
+    }
+
+    @Test("a lock that cannot be opened is one line naming the file and what to check")
+    func unopenableLock() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        // A directory where the lock file belongs fails the same way for root and for users.
+        try FileManager.default.createDirectory(at: layout.lock, withIntermediateDirectories: true)
+        #expect {
+            _ = try MirrorLock.acquire(layout, create: true)
+        } throws: { error in
+            let message = "\(error)"
+            return message.hasPrefix("cannot open the lock file \(layout.lock.path): ")
+                && message.hasSuffix("(it must be a file this user may write; check its type and permissions)")
+                && !message.contains { $0.isNewline }
+        }
+    }
 }

@@ -258,6 +258,45 @@ struct SettingsTests {
         #expect(try saved.overridden(by: given).include == [])
     }
 
+    /// Stands in for the CLI's option groups: a value encoding under the settings' field names,
+    /// null for an option not given, and keys that name no field.
+    struct GivenOptions: Encodable {
+        var maxPages: Int?
+        var include: [String]?
+        var netrc: Bool?
+        var dryRun = true
+    }
+
+    @Test("options decode into the settings by field name: null is not given, other keys are ignored, later parts win")
+    func given() throws {
+        let first = GivenOptions(maxPages: 3, include: ["*.png"], netrc: true)
+        let second = GivenOptions(maxPages: 9, include: nil, netrc: nil)
+        let settings = try MirrorSettings(source: "http://h/", given: [first, second])
+        var expected = MirrorSettings(source: "http://h/")
+        (expected.maxPages, expected.include, expected.netrc) = (9, ["*.png"], true)
+        #expect(settings == expected)
+        #expect(try MirrorSettings(source: "http://h/", given: []) == MirrorSettings(source: "http://h/"))
+    }
+
+    @Test("the configuration takes each given field, clamps what is out of range, and names a bad saved value")
+    func configuration() throws {
+        var settings = MirrorSettings(source: "http://h/gallery/")
+        (settings.maxPages, settings.concurrency, settings.allowHost, settings.ignoreRobots) = (0, 999, ["cdn.h"], true)
+        settings.speedTime = 5
+        let configuration = try MirrorConfiguration(settings: settings, output: URL(fileURLWithPath: "/m"), environment: [:])
+        #expect(configuration.crawl.maxPages == 1 && configuration.fetch.concurrency == 256)
+        #expect(configuration.validation.allowedHosts == ["cdn.h"] && !configuration.validation.honourRobots)
+        #expect(configuration.fetch.lowSpeed == LowSpeedLimit(bytesPerSecond: 1024, duration: .seconds(5)))
+        // Not given: the stage's default.
+        #expect(configuration.crawl.maxDepth == CrawlConfiguration().maxDepth)
+        settings.feed = "ftp://h/feed"
+        #expect {
+            _ = try MirrorConfiguration(settings: settings, output: URL(fileURLWithPath: "/m"), environment: [:])
+        } throws: { error in
+            "\(error)".contains("the feed \"ftp://h/feed\" is not an http or https URL")
+        }
+    }
+
     @Test("a file without a version still loads, and is saved with the current one")
     func versionless() throws {
         let directory = try TemporaryDirectory()

@@ -1,3 +1,4 @@
+import CatalogMirror
 import Foundation
 import Testing
 
@@ -64,6 +65,19 @@ struct HelpSnapshotTests {
         #expect(!listed.isEmpty, "\(root.stdout)")
         for name in listed where name != "help" {
             #expect(Self.commands.contains { $0.name == name }, "subcommand \(name) has no help snapshot")
+        }
+    }
+
+    @Test("every field of the saved settings is an option of sync, named after it")
+    func everySettingIsAnOption() throws {
+        let help = try String(contentsOf: Self.directory.appendingPathComponent("sync.txt"), encoding: .utf8)
+        // The fields by reflection, so a field added without its option fails here.
+        let fields = Mirror(reflecting: MirrorSettings(source: "http://h/")).children.compactMap(\.label)
+        #expect(fields.count > 20)
+        for field in fields where field != "version" && field != "source" {
+            let option = "--" + field.replacing(/[A-Z]/) { "-" + $0.output.lowercased() }
+            let listed = help.contains("  \(option) ")
+            #expect(listed, "the settings field \(field) has no option \(option) in sync's help")
         }
     }
 
