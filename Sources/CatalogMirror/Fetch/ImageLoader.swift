@@ -57,7 +57,11 @@ public actor ImageLoader {
     private var evictionHead = 0
     private var memoryHitCount = 0
 
+    /// A loader with an empty memory in front of `storage`, downloading from `source`.
+    ///
     /// - Parameters:
+    ///   - storage: the mirror's store: stored copies are revalidated, new bytes staged there.
+    ///   - source: where images come from (HTTP, or a probe for a dry run).
     ///   - capacity: completed outcomes kept in memory. Default: 512 (the engine loads each key once;
     ///     the cache serves repeated loads close together, and each entry costs memory per key).
     ///   - now: the clock for `firstSeen`/`lastChecked`. Default: the system clock.
