@@ -1,0 +1,166 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CatalogMirror
+@testable import SampleGallery
+
+@Suite("The store's state")
+struct StoreStateTests {
+    /// A journal line exactly as versions before the state database wrote it (`JSONEncoder`,
+    /// sorted keys, slashes unescaped, absent optionals left out), after the newline that
+    /// started every line.
+    static func legacyLine(key: String, fileName: String, stagedName: String?, bytes: [UInt8], etag: String) -> String {
+        let staged = stagedName.map { ",\"staged\":true,\"stagedName\":\"\($0)\"" } ?? ",\"staged\":true"
+        return "\n{\"bytes\":\(bytes.count),\"contentType\":\"image/png\",\"etag\":\"\\\"\(etag)\\\"\","
+            + "\"fileName\":\"\(fileName)\",\"firstSeen\":\"2026-01-02T03:04:05Z\",\"key\":\"\(key)\","
+            + "\"lastChecked\":\"2026-01-02T03:04:05Z\",\"sha256\":\"\(sha256Hex(bytes))\"\(staged)}\n"
+    }
+
+    @Test("a mirror an older version wrote (manifest + JSON journal, torn last line) is taken in once")
+    func legacyStateMigrates() async throws {
+        // Given the state the JSON version left: one published image in the manifest, one
+        // verified download waiting in staged/, and half a line where a kill landed.
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        for folder in [layout.images, layout.staged] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
+        let other = SampleImage.bundled.filter { $0.format == "png" }.dropFirst().first?.bytes ?? png + [0]
+        try Data(png).write(to: layout.images.appendingPathComponent("a-0123456789.png"))
+        let published = Manifest(
+            source: "http://h/", generatedAt: Date(timeIntervalSince1970: 0),
+            items: [
+                .init(
+                    key: "http://h/a.png", path: "images/a-0123456789.png", sha256: sha256Hex(png),
+                    bytes: Int64(png.count), contentType: "image/png", etag: "\"a\"",
+                    firstSeen: Date(timeIntervalSince1970: 0), lastChecked: Date(timeIntervalSince1970: 0))
+            ], rejected: [])
+        try published.encoded().write(to: layout.manifest)
+        try Data(other).write(to: layout.staged.appendingPathComponent("dl-1.part"))
+        let journal =
+            Self.legacyLine(key: "http://h/b.png", fileName: "b-abcdefabcd.png", stagedName: "dl-1.part", bytes: other, etag: "1")
+            + "\n{\"key\":\"http://h/c.png\",\"fileNa"
+        try Data(journal.utf8).write(to: layout.legacyJournal)
+        #expect(LegacyState.replay(layout.legacyJournal).map(\.key) == ["http://h/b.png"])
+
+        // When the store opens it: both images are found, the journal is gone, the database is there.
+        var storage = try await ImageDatabase.open(layout)
+        let a = await storage.lookup(CanonicalURL("http://h/a.png")!)
+        #expect(a?.fileName == "a-0123456789.png" && a?.isStaged == false && a?.etag == "\"a\"")
+        let b = await storage.lookup(CanonicalURL("http://h/b.png")!)
+        #expect(b?.stagedName == "dl-1.part" && b?.etag == "\"1\"" && b?.fileName == "b-abcdefabcd.png")
+        #expect(b?.firstSeen == Timestamp.date("2026-01-02T03:04:05Z"))
+        #expect(await storage.lookup(CanonicalURL("http://h/c.png")!) == nil)
+        #expect(!FileManager.default.fileExists(atPath: layout.legacyJournal.path))
+        #expect(FileManager.default.fileExists(atPath: layout.database.path))
+        await ImageDatabase.close(storage)
+
+        // Then the next open reads the database alone, even with the manifest gone.
+        try FileManager.default.removeItem(at: layout.manifest)
+        storage = try await ImageDatabase.open(layout)
+        #expect(await storage.lookup(CanonicalURL("http://h/a.png")!) == a)
+        #expect(await storage.lookup(CanonicalURL("http://h/b.png")!) == b)
+        try await storage.publish([CanonicalURL("http://h/b.png")!])
+        await ImageDatabase.close(storage)
+        let rows = try StateDatabase.open(layout, readOnly: true).allImages()
+        #expect(rows.map(\.key.string) == ["http://h/a.png", "http://h/b.png"])
+        #expect(rows.allSatisfy { !$0.isStaged })
+    }
+
+    @Test("a damaged state file is a one-line error naming it")
+    func damagedState() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+        try Data(repeating: 0x41, count: 4096).write(to: layout.database)
+        do {
+            _ = try await ImageDatabase.open(layout)
+            Issue.record("a damaged state file was opened")
+        } catch {
+            #expect(error.message.contains(layout.database.path))
+            #expect(!error.message.contains("\n"))
+        }
+        // The directory is free again for the next attempt.
+        try FileManager.default.removeItem(at: layout.database)
+        await ImageDatabase.close(try await ImageDatabase.open(layout))
+    }
+
+    @Test("a download is renamed once, from its staged name into images/, and re-hashed before a resume trusts it")
+    func stagedOnceAndVerified() async throws {
+        let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        var storage = try await ImageDatabase.open(layout)
+        var loader = ImageLoader(storage: storage, source: source)
+        let keys = [CanonicalURL("http://h/a.png")!, CanonicalURL("http://h/b.png")!]
+        var stored: [StoredImage] = []
+        for key in keys {
+            guard case .stored(let image, from: .network) = await loader.load(ImageRequest(key: key)) else {
+                Issue.record("no download for \(key)")
+                return
+            }
+            stored.append(image)
+        }
+        // The downloads wait in staged/ under the names they were written with.
+        let staged = try FileManager.default.contentsOfDirectory(atPath: layout.staged.path)
+        #expect(Set(staged) == Set(stored.compactMap(\.stagedName)))
+        #expect(staged.allSatisfy { $0.hasSuffix(".part") })
+        #expect(Set(try StateDatabase.open(layout, readOnly: true).allImages().compactMap(\.stagedName)) == Set(staged))
+        await ImageDatabase.close(storage)
+
+        // A power loss after the journal line but before the bytes: same size, other bytes.
+        let torn = layout.staged.appendingPathComponent(try #require(stored[1].stagedName))
+        try Data(repeating: 0, count: png.count).write(to: torn)
+        storage = try await ImageDatabase.open(layout)
+        #expect(await storage.lookup(keys[0])?.stagedName == stored[0].stagedName)
+        #expect(await storage.lookup(keys[1]) == nil)
+        #expect(!FileManager.default.fileExists(atPath: torn.path))
+
+        // The resumed run downloads the torn one again; publishing renames both into images/.
+        loader = ImageLoader(storage: storage, source: source)
+        guard case .stored(let again, from: .network) = await loader.load(ImageRequest(key: keys[1])) else {
+            Issue.record("the torn file was trusted")
+            return
+        }
+        try await storage.publish(keys)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.staged.path).isEmpty)
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path))
+                == [stored[0].fileName, again.fileName])
+        for image in [stored[0], again] {
+            #expect(sha256Hex(Array(try Data(contentsOf: layout.images.appendingPathComponent(image.fileName)))) == image.sha256)
+        }
+        await ImageDatabase.close(storage)
+    }
+
+    @Test("white space is trimmed by Unicode scalars, inside text left alone")
+    func trimming() {
+        #expect(" \t\r\n a b \n".trimmingSpaces == "a b")
+        #expect("\u{00A0}\u{2003}caf\u{00E9}\u{3000}".trimmingSpaces == "caf\u{00E9}")
+        #expect("plain".trimmingSpaces == "plain")
+        #expect(" \u{2028} ".trimmingSpaces == "")
+        #expect("".trimmingSpaces == "")
+        #expect("x; charset=utf-8".split(separator: ";")[1].trimmingSpaces == "charset=utf-8")
+    }
+
+    @Test(
+        "delete limits parse and compare",
+        arguments: [
+            ("50%", 6, 12, true), ("50%", 7, 12, false), ("0", 0, 5, true), ("0", 1, 5, false), ("100%", 9, 9, true),
+        ])
+    func deleteLimit(text: String, deletions: Int, total: Int, allowed: Bool) throws {
+        #expect(try #require(DeleteLimit(text)).allows(deletions, of: total) == allowed)
+    }
+
+    @Test("bad delete limits are refused")
+    func badLimits() {
+        for text in ["banana", "-1", "101%", "%", "", "5.5"] { #expect(DeleteLimit(text) == nil, "\(text)") }
+    }
+}
