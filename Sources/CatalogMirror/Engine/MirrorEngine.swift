@@ -1,6 +1,7 @@
 import AsyncAlgorithms
 import AsyncHTTPClient
 import Foundation
+import Logging
 import Synchronization
 
 /// Runs one sync: crawl → validate → fetch → store → publish.
@@ -407,6 +408,7 @@ public struct MirrorEngine: Sendable {
                     let unrequested = deferDownloads ? Array(catalog.values) : suspects
                     for entry in unrequested where decorations.contains(entry.key) && entry.verdict == .accepted {
                         entry.verdict = .rejected(.decoration)
+                        configuration.logger.reconsidered(entry.verdict, for: entry.key)
                         progress.update {
                             $0.accepted -= 1
                             $0.rejected += 1
@@ -414,7 +416,8 @@ public struct MirrorEngine: Sendable {
                     }
                     let waiting =
                         deferDownloads
-                        ? Self.largestRenditions(catalog: catalog, summary: summary, progress: progress)
+                        ? Self.largestRenditions(
+                            catalog: catalog, summary: summary, progress: progress, logger: configuration.logger)
                         : suspects.filter { $0.verdict == .accepted }
                     for entry in waiting { await download(entry) }
                 }
@@ -437,7 +440,7 @@ public struct MirrorEngine: Sendable {
     /// (by what the documents say, then the declared length, then the key); every other accepted
     /// rendition is rejected as `smaller-rendition`.
     static func largestRenditions(
-        catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary, progress: ProgressBoard
+        catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary, progress: ProgressBoard, logger: Logger
     ) -> [CatalogEntry] {
         let groups = PhotoGroups(catalog: catalog, summary: summary)
         var chosen: [CatalogEntry] = []
@@ -454,6 +457,7 @@ public struct MirrorEngine: Sendable {
             chosen.append(largest)
             for entry in accepted where entry !== largest {
                 entry.verdict = .rejected(.smallerRendition)
+                logger.reconsidered(entry.verdict, for: entry.key)
                 progress.update {
                     $0.accepted -= 1
                     $0.rejected += 1

@@ -13,6 +13,12 @@ extension Logger {
         }
     }
 
+    /// A verdict changed once the crawl was over and every page read: an accepted key found to
+    /// be decoration, or a smaller rendition under `--variants largest`.
+    func reconsidered(_ verdict: Verdict, for key: CanonicalURL) {
+        if case .rejected(let reason) = verdict { info("key \(key): rejected \(reason) after the crawl") }
+    }
+
     /// How loading an accepted key ended.
     func outcome(_ outcome: ImageLoader.Outcome, for key: CanonicalURL) {
         switch outcome {

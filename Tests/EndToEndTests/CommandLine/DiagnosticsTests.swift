@@ -80,4 +80,26 @@ struct DiagnosticsTests {
             #expect(!report.contains("info:"))
         }
     }
+
+    @Test("--verbose says which keys were rejected once the crawl was over")
+    func rejectedAfterTheCrawl() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try await TestServer().run(routes: { router, _ in
+            // A thumbnail linking to its original: two renditions of one photo.
+            router.get("/") { _, _ in html("<a href=\"/big.png\"><img src=\"/small.png\"></a>") }
+            router.get("/big.png") { _, _ in bytes(Fixture.png) }
+            router.get("/small.png") { _, _ in bytes(Fixture.png) }
+        }) { origin in
+            let result = try await Binary.run(
+                ["sync", origin + "/", "-v", "--variants", "largest"], in: directory.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.contains("catalog-mirror: info: key \(origin)/small.png: accepted"), "\(result.stderr)")
+            #expect(
+                lines.contains("catalog-mirror: info: key \(origin)/small.png: rejected smaller-rendition after the crawl"),
+                "\(result.stderr)")
+            #expect(!lines.contains { $0.contains("big.png: rejected") }, "\(result.stderr)")
+        }
+    }
 }
