@@ -5,19 +5,20 @@ import Foundation
 ///
 /// A class: a reader looks at each element of an item several times (photos, enclosures, HTML,
 /// title, metadata), and copying a struct of six references at every look was a tenth of
-/// reading a feed.
+/// reading a feed. The parser recycles the elements of a finished item for the next one, so an
+/// item of a long feed allocates no element, attribute list or child list of its own.
 final class FeedNode {
-    let name: String
-    let namespace: String?
+    private(set) var name: String
+    private(set) var namespace: String?
     /// The namespace lists `namespace` is in.
-    let lists: FeedNamespaces
+    private(set) var lists: FeedNamespaces
     /// Attributes by local name, in document order, each name once (a later attribute with the
     /// same local name replaces the value). The namespace of an attribute is not kept, except
     /// `xml:base`, which is folded into `base`. An array: elements have a handful of attributes.
-    let attributes: [(name: String, value: String)]
+    private(set) var attributes: [(name: String, value: String)]
     /// The base its relative URLs resolve against: the innermost `xml:base`, itself resolved
     /// against its parent's, the document's URL outermost. nil when the document URL is unusable.
-    let base: CanonicalURL?
+    private(set) var base: CanonicalURL?
     /// The element's own text (CDATA included); the text of children is in the children.
     var text = ""
     var children: [FeedNode] = []
@@ -33,14 +34,48 @@ final class FeedNode {
         self.base = base
     }
 
+    /// Makes this recycled element a fresh one: `attributes` copied into the list it kept, no
+    /// text, no children (both emptied by `clear()` already).
+    func reuse(
+        name: String, namespace: String?, lists: FeedNamespaces, attributes: [(name: String, value: String)],
+        base: CanonicalURL?
+    ) {
+        self.name = name
+        self.namespace = namespace
+        self.lists = lists
+        self.attributes.append(contentsOf: attributes)
+        self.base = base
+    }
+
+    /// Forgets the element's data, keeping the storage of its short lists for the next element
+    /// (a list over `keptListLength` is freed, so a pooled element holds little). Its children
+    /// must have been taken out first.
+    func clear() {
+        if attributes.capacity > Self.keptListLength { attributes = [] } else { attributes.removeAll(keepingCapacity: true) }
+        if children.capacity > Self.keptListLength { children = [] } else { children.removeAll(keepingCapacity: true) }
+        text = ""
+        base = nil
+    }
+    /// The longest attribute or child list whose storage a recycled element keeps.
+    static let keptListLength = 32
+
     func attribute(_ name: String) -> String? {
-        for attribute in attributes where attribute.name == name { return attribute.value }
+        for attribute in attributes where Self.same(attribute.name, name) { return attribute.value }
         return nil
+    }
+
+    /// `left == right`, with the lengths compared first: names of different lengths are most of
+    /// the comparisons a reader makes, and `==` on two different strings is a call into the
+    /// standard library where the lengths are two loads.
+    @inline(__always)
+    static func same(_ left: String, _ right: String) -> Bool {
+        left.utf8.count == right.utf8.count && left == right
     }
 
     /// True when the element is `name` in a namespace of `lists` (one list, in practice).
     func isElement(_ name: String, in lists: FeedNamespaces) -> Bool {
-        self.name == name && self.lists.contains(lists)
+        // The namespace first: one integer test rules out most elements before a string compare.
+        self.lists.contains(lists) && Self.same(self.name, name)
     }
 
     /// The first child named `name` in a namespace of `lists`.

@@ -21,6 +21,14 @@ extension FeedStreamParser {
         private var bareAtom = false
         /// Strings of the names and namespace URIs seen so far.
         private var names = XMLNameCache()
+        /// Elements of finished items, cleared, for the next items to reuse.
+        private var pool: [FeedNode] = []
+        /// Elements on their way into `pool`.
+        private var recycling: [FeedNode] = []
+        /// The attributes of the element being opened (storage kept from element to element).
+        private var scratch: [(name: String, value: String)] = []
+        /// Resolutions the item being read made (emptied after each item).
+        private let resolutions = FeedItemReader.Resolutions()
         private let documentURL: CanonicalURL?
 
         init(documentURL: CanonicalURL?) {
@@ -45,10 +53,12 @@ extension FeedStreamParser {
                 namespace = FeedScanner.wellKnownPrefixes[String(cString: prefix)]
                 lists = FeedNamespaces(of: namespace)
             }
-            var values: [(name: String, value: String)] = []
+            var values = scratch
+            scratch = []
+            values.removeAll(keepingCapacity: true)
+            defer { scratch = values }
             var xmlBase: String?
             if let attributes, count > 0 {
-                values.reserveCapacity(Int(count))
                 // libxml2 passes five pointers per attribute: local name, prefix, URI, value start, value end.
                 for index in 0..<Int(count) {
                     let base = index * 5
@@ -60,7 +70,7 @@ extension FeedStreamParser {
                         names.string(attributeURI) == "http://www.w3.org/XML/1998/namespace"
                     {
                         xmlBase = value
-                    } else if let same = values.firstIndex(where: { $0.name == key }) {
+                    } else if let same = values.firstIndex(where: { FeedNode.same($0.name, key) }) {
                         values[same].value = value
                     } else {
                         values.append((key, value))
@@ -78,9 +88,13 @@ extension FeedStreamParser {
             }
             nodesInItem += 1
             guard nodesInItem <= FeedStreamParser.maxNodesPerItem else { return nil }
-            stack.append(
-                FeedNode(name: name, namespace: namespace, lists: lists, attributes: values, base: bases.last?.url ?? documentURL)
-            )
+            let base = bases.last?.url ?? documentURL
+            if let node = pool.popLast() {
+                node.reuse(name: name, namespace: namespace, lists: lists, attributes: values, base: base)
+                stack.append(node)
+            } else {
+                stack.append(FeedNode(name: name, namespace: namespace, lists: lists, attributes: values, base: base))
+            }
             return nil
         }
 
@@ -101,7 +115,9 @@ extension FeedStreamParser {
 
         mutating func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
             guard let text, let node = stack.last, node.text.utf8.count < FeedStreamParser.maxTextPerElement else { return }
-            node.text += String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+            let piece = String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+            // Most elements get their text in one piece: taken as it is, not copied into an empty string.
+            if node.text.isEmpty { node.text = piece } else { node.text += piece }
         }
 
         mutating func close() {
@@ -113,17 +129,39 @@ extension FeedStreamParser {
             guard !stack.isEmpty, depth == itemDepth + stack.count - 1 else { return }
             let node = stack.removeLast()
             if let parent = stack.last {
+                // Room for an item's usual children at once, not 1, 2, 4, 8 (a fresh element only).
+                if parent.children.capacity == 0 { parent.children.reserveCapacity(8) }
                 parent.children.append(node)
                 return
             }
             finishItem(node)
+            recycle(consume node)
         }
+
+        /// Clears the elements of a finished item into the pool, each only when nothing else
+        /// holds it (the readers keep none); the pool holds at most `maxPooledNodes`.
+        private mutating func recycle(_ item: consuming FeedNode) {
+            recycling.append(item)
+            while var node = recycling.popLast() {
+                // An element something still holds is left whole, children and all.
+                guard isKnownUniquelyReferenced(&node) else { continue }
+                while let child = node.children.popLast() { recycling.append(child) }
+                guard pool.count < Self.maxPooledNodes else { continue }
+                node.clear()
+                pool.append(node)
+            }
+        }
+
+        /// How many cleared elements are kept for later items: a few items' worth.
+        static let maxPooledNodes = 128
 
         private mutating func finishItem(_ node: FeedNode) {
             nodesInItem = 0
             switch kind {
             case .rss, .atom:
-                ready += FeedItemReader(item: node, isAtom: kind == .atom).references(numberingFrom: &nextPhoto)
+                ready += FeedItemReader(item: node, isAtom: kind == .atom, resolutions: resolutions).references(
+                    numberingFrom: &nextPhoto)
+                resolutions.reset()
             case .sitemap where node.name == "sitemap":
                 if let location = node.child("loc", in: .sitemap)?.text.nonEmpty {
                     sitemaps.append(location)
