@@ -35,7 +35,10 @@ struct FeedItemReader {
             var url: String
             var key: CanonicalURL
         }
-        fileprivate var made: [Made] = []
+        /// Safety (`@exclusivity(unchecked)`): one item is read at a time, on one thread, and
+        /// each access is one statement (a read in the search, an append after it) that calls
+        /// nothing reaching this list, so no two accesses overlap.
+        @exclusivity(unchecked) fileprivate var made: [Made] = []
 
         /// Forgets every resolution, keeping the list's storage.
         func reset() { made.removeAll(keepingCapacity: true) }

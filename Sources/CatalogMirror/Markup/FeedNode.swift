@@ -5,23 +5,29 @@ import Foundation
 ///
 /// A class: a reader looks at each element of an item several times (photos, enclosures, HTML,
 /// title, metadata), and copying a struct of six references at every look was a tenth of
-/// reading a feed. The parser recycles the elements of a finished item for the next one, so an
-/// item of a long feed allocates no element, attribute list or child list of its own.
+/// reading a feed.
 final class FeedNode {
-    private(set) var name: String
-    private(set) var namespace: String?
+    let name: String
+    let namespace: String?
     /// The namespace lists `namespace` is in.
-    private(set) var lists: FeedNamespaces
+    let lists: FeedNamespaces
     /// Attributes by local name, in document order, each name once (a later attribute with the
     /// same local name replaces the value). The namespace of an attribute is not kept, except
     /// `xml:base`, which is folded into `base`. An array: elements have a handful of attributes.
-    private(set) var attributes: [(name: String, value: String)]
+    let attributes: [(name: String, value: String)]
     /// The base its relative URLs resolve against: the innermost `xml:base`, itself resolved
     /// against its parent's, the document's URL outermost. nil when the document URL is unusable.
-    private(set) var base: CanonicalURL?
+    let base: CanonicalURL?
+    // Safety (`@exclusivity(unchecked)` on `text` and `children`): the stream parser's events
+    // change them one statement at a time (an append to the text under way, a child added at
+    // its close), and the readers only read them once the item is complete, on the same thread:
+    // no access to either ever overlaps another that writes it, so the run-time check (a
+    // thread-local access set updated at each of the millions of reads in a long feed) finds
+    // nothing and is left out.
+
     /// The element's own text (CDATA included); the text of children is in the children.
-    var text = ""
-    var children: [FeedNode] = []
+    @exclusivity(unchecked) var text = ""
+    @exclusivity(unchecked) var children: [FeedNode] = []
 
     init(
         name: String, namespace: String?, lists: FeedNamespaces, attributes: [(name: String, value: String)],
@@ -33,31 +39,6 @@ final class FeedNode {
         self.attributes = attributes
         self.base = base
     }
-
-    /// Makes this recycled element a fresh one: `attributes` copied into the list it kept, no
-    /// text, no children (both emptied by `clear()` already).
-    func reuse(
-        name: String, namespace: String?, lists: FeedNamespaces, attributes: [(name: String, value: String)],
-        base: CanonicalURL?
-    ) {
-        self.name = name
-        self.namespace = namespace
-        self.lists = lists
-        self.attributes.append(contentsOf: attributes)
-        self.base = base
-    }
-
-    /// Forgets the element's data, keeping the storage of its short lists for the next element
-    /// (a list over `keptListLength` is freed, so a pooled element holds little). Its children
-    /// must have been taken out first.
-    func clear() {
-        if attributes.capacity > Self.keptListLength { attributes = [] } else { attributes.removeAll(keepingCapacity: true) }
-        if children.capacity > Self.keptListLength { children = [] } else { children.removeAll(keepingCapacity: true) }
-        text = ""
-        base = nil
-    }
-    /// The longest attribute or child list whose storage a recycled element keeps.
-    static let keptListLength = 32
 
     func attribute(_ name: String) -> String? {
         for attribute in attributes where Self.same(attribute.name, name) { return attribute.value }

@@ -21,12 +21,6 @@ extension FeedStreamParser {
         private var bareAtom = false
         /// Strings of the names and namespace URIs seen so far.
         private var names = XMLNameCache()
-        /// Elements of finished items, cleared, for the next items to reuse.
-        private var pool: [FeedNode] = []
-        /// Elements on their way into `pool`.
-        private var recycling: [FeedNode] = []
-        /// The attributes of the element being opened (storage kept from element to element).
-        private var scratch: [(name: String, value: String)] = []
         /// Resolutions the item being read made (emptied after each item).
         private let resolutions = FeedItemReader.Resolutions()
         private let documentURL: CanonicalURL?
@@ -53,12 +47,10 @@ extension FeedStreamParser {
                 namespace = FeedScanner.wellKnownPrefixes[String(cString: prefix)]
                 lists = FeedNamespaces(of: namespace)
             }
-            var values = scratch
-            scratch = []
-            values.removeAll(keepingCapacity: true)
-            defer { scratch = values }
+            var values: [(name: String, value: String)] = []
             var xmlBase: String?
             if let attributes, count > 0 {
+                values.reserveCapacity(Int(count))
                 // libxml2 passes five pointers per attribute: local name, prefix, URI, value start, value end.
                 for index in 0..<Int(count) {
                     let base = index * 5
@@ -88,13 +80,9 @@ extension FeedStreamParser {
             }
             nodesInItem += 1
             guard nodesInItem <= FeedStreamParser.maxNodesPerItem else { return nil }
-            let base = bases.last?.url ?? documentURL
-            if let node = pool.popLast() {
-                node.reuse(name: name, namespace: namespace, lists: lists, attributes: values, base: base)
-                stack.append(node)
-            } else {
-                stack.append(FeedNode(name: name, namespace: namespace, lists: lists, attributes: values, base: base))
-            }
+            stack.append(
+                FeedNode(name: name, namespace: namespace, lists: lists, attributes: values, base: bases.last?.url ?? documentURL)
+            )
             return nil
         }
 
@@ -129,31 +117,13 @@ extension FeedStreamParser {
             guard !stack.isEmpty, depth == itemDepth + stack.count - 1 else { return }
             let node = stack.removeLast()
             if let parent = stack.last {
-                // Room for an item's usual children at once, not 1, 2, 4, 8 (a fresh element only).
+                // Room for an item's usual children at once, not 1, 2, 4, 8.
                 if parent.children.capacity == 0 { parent.children.reserveCapacity(8) }
                 parent.children.append(node)
                 return
             }
             finishItem(node)
-            recycle(consume node)
         }
-
-        /// Clears the elements of a finished item into the pool, each only when nothing else
-        /// holds it (the readers keep none); the pool holds at most `maxPooledNodes`.
-        private mutating func recycle(_ item: consuming FeedNode) {
-            recycling.append(item)
-            while var node = recycling.popLast() {
-                // An element something still holds is left whole, children and all.
-                guard isKnownUniquelyReferenced(&node) else { continue }
-                while let child = node.children.popLast() { recycling.append(child) }
-                guard pool.count < Self.maxPooledNodes else { continue }
-                node.clear()
-                pool.append(node)
-            }
-        }
-
-        /// How many cleared elements are kept for later items: a few items' worth.
-        static let maxPooledNodes = 128
 
         private mutating func finishItem(_ node: FeedNode) {
             nodesInItem = 0
