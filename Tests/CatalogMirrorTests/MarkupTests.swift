@@ -142,7 +142,7 @@ struct FeedScannerTests {
         #expect(scan.images[0].title == "Sunset")
     }
 
-    @Test("an item carries nothing over from the items before it (the parser reuses their elements)")
+    @Test("an item carries nothing over from the items before it (attributes, children, text, xml:base)")
     func itemsAreIndependent() throws {
         // Each item uses the elements the one before used, with fewer attributes, children and
         // text, and in another order; with an xml:base only on the first.

@@ -208,7 +208,7 @@ struct FeedItemReader {
     private func contentPhotos() -> PhotoSet {
         var photos = PhotoSet()
         for node in item.children {
-            guard let html = htmlContent(of: node), html.utf8.contains(UInt8(ascii: "<")),
+            guard let html = htmlContent(of: node), FeedScanner.contains(UInt8(ascii: "<"), in: html),
                 let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
             else { continue }
             var fragment = PhotoSet()
