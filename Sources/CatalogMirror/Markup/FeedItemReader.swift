@@ -17,28 +17,46 @@ struct FeedItemReader {
     let isAtom: Bool
     /// Resolutions made for this item: an enclosure, a `media:content` and the item's HTML
     /// often name one URL, and the WHATWG parser is the largest cost of reading a feed.
-    private let resolutions = Resolutions()
+    private let resolutions: Resolutions
 
-    init(item: FeedNode, isAtom: Bool) {
+    /// A reader of `item`; `resolutions` is where it keeps the keys it makes (default: a fresh
+    /// list; the stream parser passes one list, emptied after each item, to spare an allocation).
+    init(item: FeedNode, isAtom: Bool, resolutions: Resolutions = Resolutions()) {
         self.item = item
         self.isAtom = isAtom
+        self.resolutions = resolutions
     }
 
     /// The keys made so far, with the base and the URL as written they were made from (an
     /// item has a few: a linear search beats hashing a joined string).
-    private final class Resolutions {
-        var made: [(base: CanonicalURL?, url: String, key: CanonicalURL)] = []
+    final class Resolutions {
+        struct Made {
+            var base: CanonicalURL?
+            var url: String
+            var key: CanonicalURL
+        }
+        /// Safety (`@exclusivity(unchecked)`): one item is read at a time, on one thread, and
+        /// each access is one statement (a read in the search, an append after it) that calls
+        /// nothing reaching this list, so no two accesses overlap.
+        @exclusivity(unchecked) fileprivate var made: [Made] = []
+
+        /// Forgets every resolution, keeping the list's storage.
+        func reset() { made.removeAll(keepingCapacity: true) }
     }
 
     /// `reference` resolved against `node`'s base, reusing a resolution this item already made.
     private func resolved(_ reference: ImageReference, in node: FeedNode) -> ImageReference {
-        for made in resolutions.made where made.url == reference.url && made.base?.string == node.base?.string {
+        for index in resolutions.made.indices {
+            let made = resolutions.made[index]
+            guard made.url == reference.url, made.base?.string == node.base?.string else { continue }
             var reference = reference
             reference.resolve(to: made.key)
             return reference
         }
         let resolved = node.resolved(reference)
-        if let key = resolved.resolvedKey { resolutions.made.append((node.base, reference.url, key)) }
+        if let key = resolved.resolvedKey {
+            resolutions.made.append(Resolutions.Made(base: node.base, url: reference.url, key: key))
+        }
         return resolved
     }
 
@@ -64,7 +82,12 @@ struct FeedItemReader {
                 reference.title = title
                 reference.titleSource = .catalog
             }
-            reference.metadata.merge(metadata) { _, item in item }
+            // Most renditions have no metadata of their own: they share the item's dictionary.
+            if reference.metadata.isEmpty {
+                reference.metadata = metadata
+            } else {
+                reference.metadata.merge(metadata) { _, item in item }
+            }
         }
         return photos.references(numberingFrom: &next)
     }
@@ -84,18 +107,20 @@ struct FeedItemReader {
                 }
                 photos.add(renditions)
             } else if node.name == "content", isImageMedia(node), let content = mediaContent(node, group: nil) {
-                photos.add(
-                    node.children.isEmpty
-                        ? [content] : [content] + node.children("thumbnail", in: .media).compactMap(thumbnail))
+                if node.children.isEmpty {
+                    photos.add(content)
+                } else {
+                    photos.add([content] + node.children("thumbnail", in: .media).compactMap(thumbnail))
+                }
             }
         }
         let mediaPhotos = photos.count
         let enclosures = self.enclosures()
         for enclosure in enclosures {
             if photos.index(of: enclosure.url) == nil, mediaPhotos == 1, enclosures.count == 1 {
-                photos.add([enclosure], to: 0)
+                photos.add(enclosure, to: 0)
             } else {
-                photos.add([enclosure])
+                photos.add(enclosure)
             }
         }
         let thumbnails = item.children("thumbnail", in: .media).compactMap(thumbnail)
@@ -103,7 +128,7 @@ struct FeedItemReader {
             if photos.isEmpty {
                 photos.add(thumbnails)
             } else if photos.count == thumbnails.count {
-                for (index, thumbnail) in thumbnails.enumerated() { photos.add([thumbnail], to: index) }
+                for (index, thumbnail) in thumbnails.enumerated() { photos.add(thumbnail, to: index) }
             } else {
                 photos.add(thumbnails, to: 0)
             }
@@ -183,7 +208,7 @@ struct FeedItemReader {
     private func contentPhotos() -> PhotoSet {
         var photos = PhotoSet()
         for node in item.children {
-            guard let html = htmlContent(of: node), html.utf8.contains(UInt8(ascii: "<")),
+            guard let html = htmlContent(of: node), FeedScanner.contains(UInt8(ascii: "<"), in: html),
                 let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
             else { continue }
             var fragment = PhotoSet()
@@ -191,8 +216,8 @@ struct FeedItemReader {
             for reference in scan.images where !reference.url.isEmpty {
                 let reference = resolved(reference, in: node)
                 if let number = reference.photo, let index = byNumber[number] {
-                    fragment.add([reference], to: index)
-                } else if let index = fragment.add([reference]), let number = reference.photo {
+                    fragment.add(reference, to: index)
+                } else if let index = fragment.add(reference), let number = reference.photo {
                     byNumber[number] = index
                 }
             }

@@ -18,9 +18,16 @@ final class FeedNode {
     /// The base its relative URLs resolve against: the innermost `xml:base`, itself resolved
     /// against its parent's, the document's URL outermost. nil when the document URL is unusable.
     let base: CanonicalURL?
+    // Safety (`@exclusivity(unchecked)` on `text` and `children`): the stream parser's events
+    // change them one statement at a time (an append to the text under way, a child added at
+    // its close), and the readers only read them once the item is complete, on the same thread:
+    // no access to either ever overlaps another that writes it, so the run-time check (a
+    // thread-local access set updated at each of the millions of reads in a long feed) finds
+    // nothing and is left out.
+
     /// The element's own text (CDATA included); the text of children is in the children.
-    var text = ""
-    var children: [FeedNode] = []
+    @exclusivity(unchecked) var text = ""
+    @exclusivity(unchecked) var children: [FeedNode] = []
 
     init(
         name: String, namespace: String?, lists: FeedNamespaces, attributes: [(name: String, value: String)],
@@ -34,13 +41,22 @@ final class FeedNode {
     }
 
     func attribute(_ name: String) -> String? {
-        for attribute in attributes where attribute.name == name { return attribute.value }
+        for attribute in attributes where Self.same(attribute.name, name) { return attribute.value }
         return nil
+    }
+
+    /// `left == right`, with the lengths compared first: names of different lengths are most of
+    /// the comparisons a reader makes, and `==` on two different strings is a call into the
+    /// standard library where the lengths are two loads.
+    @inline(__always)
+    static func same(_ left: String, _ right: String) -> Bool {
+        left.utf8.count == right.utf8.count && left == right
     }
 
     /// True when the element is `name` in a namespace of `lists` (one list, in practice).
     func isElement(_ name: String, in lists: FeedNamespaces) -> Bool {
-        self.name == name && self.lists.contains(lists)
+        // The namespace first: one integer test rules out most elements before a string compare.
+        self.lists.contains(lists) && Self.same(self.name, name)
     }
 
     /// The first child named `name` in a namespace of `lists`.

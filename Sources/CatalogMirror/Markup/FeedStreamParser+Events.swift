@@ -21,6 +21,8 @@ extension FeedStreamParser {
         private var bareAtom = false
         /// Strings of the names and namespace URIs seen so far.
         private var names = XMLNameCache()
+        /// Resolutions the item being read made (emptied after each item).
+        private let resolutions = FeedItemReader.Resolutions()
         private let documentURL: CanonicalURL?
 
         init(documentURL: CanonicalURL?) {
@@ -60,7 +62,7 @@ extension FeedStreamParser {
                         names.string(attributeURI) == "http://www.w3.org/XML/1998/namespace"
                     {
                         xmlBase = value
-                    } else if let same = values.firstIndex(where: { $0.name == key }) {
+                    } else if let same = values.firstIndex(where: { FeedNode.same($0.name, key) }) {
                         values[same].value = value
                     } else {
                         values.append((key, value))
@@ -101,7 +103,9 @@ extension FeedStreamParser {
 
         mutating func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
             guard let text, let node = stack.last, node.text.utf8.count < FeedStreamParser.maxTextPerElement else { return }
-            node.text += String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+            let piece = String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+            // Most elements get their text in one piece: taken as it is, not copied into an empty string.
+            if node.text.isEmpty { node.text = piece } else { node.text += piece }
         }
 
         mutating func close() {
@@ -113,6 +117,8 @@ extension FeedStreamParser {
             guard !stack.isEmpty, depth == itemDepth + stack.count - 1 else { return }
             let node = stack.removeLast()
             if let parent = stack.last {
+                // Room for an item's usual children at once, not 1, 2, 4, 8.
+                if parent.children.capacity == 0 { parent.children.reserveCapacity(8) }
                 parent.children.append(node)
                 return
             }
@@ -123,7 +129,9 @@ extension FeedStreamParser {
             nodesInItem = 0
             switch kind {
             case .rss, .atom:
-                ready += FeedItemReader(item: node, isAtom: kind == .atom).references(numberingFrom: &nextPhoto)
+                ready += FeedItemReader(item: node, isAtom: kind == .atom, resolutions: resolutions).references(
+                    numberingFrom: &nextPhoto)
+                resolutions.reset()
             case .sitemap where node.name == "sitemap":
                 if let location = node.child("loc", in: .sitemap)?.text.nonEmpty {
                     sitemaps.append(location)

@@ -38,7 +38,12 @@ final class FeedStreamParser {
     /// What the SAX events build: one stored struct, so that an event is one access to the
     /// parser (each access to a class's stored property is checked for exclusivity at run time,
     /// and a dozen per element were a tenth of reading a feed).
-    private var events: Events
+    ///
+    /// Safety (`@exclusivity(unchecked)`): the one access per event is not checked either. Only
+    /// libxml2's callbacks reach `events`, one at a time on the thread that pushes a chunk, and
+    /// nothing an event does calls back into this parser (the HTML a feed item carries is read
+    /// by another libxml2 parser), so no access to it can overlap another.
+    @exclusivity(unchecked) private var events: Events
     private var failure: String?
     private var entities: [String] = []
     private var firstError: String?

@@ -44,7 +44,7 @@ public struct ImageReference: Sendable, Equatable {
     /// The key a reader already made of `url` (a feed reader resolves each URL against its
     /// `xml:base`), so the crawler does not parse the same URL a second time. Not part of the
     /// reference's value: two references that differ only here are equal.
-    var resolvedKey: CanonicalURL? { cachedKey.key }
+    var resolvedKey: CanonicalURL? { cachedKey.key(of: url) }
     private var cachedKey = ResolvedKey()
 
     /// Sets `url` to `key`'s text and remembers `key`.
@@ -53,9 +53,30 @@ public struct ImageReference: Sendable, Equatable {
         cachedKey = ResolvedKey(key: key)
     }
 
-    /// A cache that never makes two references differ.
+    /// A cache that never makes two references differ. It keeps the key's offsets, not its text:
+    /// while it is set, `url` is that text (setting `url` empties it), and a reference is copied
+    /// several times on its way out of a reader, each copy one string fewer to retain.
     private struct ResolvedKey: Equatable {
-        var key: CanonicalURL?
+        private var offsets:
+            (scheme: Int32, authority: Int32, hostStart: Int32, hostEnd: Int32, path: Int32, query: Int32, port: Int32)?
+
+        init() {}
+
+        init(key: CanonicalURL) {
+            offsets = (
+                key.schemeEnd, key.authorityStart, key.hostStart, key.hostEnd, key.pathStart, key.queryStart, key.portValue
+            )
+        }
+
+        /// The key whose text is `url`, when one was remembered.
+        func key(of url: String) -> CanonicalURL? {
+            guard let offsets else { return nil }
+            return CanonicalURL(
+                canonical: url, schemeEnd: Int(offsets.scheme), authorityStart: Int(offsets.authority),
+                hostStart: Int(offsets.hostStart), hostEnd: Int(offsets.hostEnd), pathStart: Int(offsets.path),
+                queryStart: Int(offsets.query), port: Int(offsets.port))
+        }
+
         static func == (_: ResolvedKey, _: ResolvedKey) -> Bool { true }
     }
 

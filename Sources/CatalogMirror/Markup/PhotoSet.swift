@@ -42,6 +42,29 @@ struct PhotoSet {
         }
     }
 
+    /// Adds one rendition as `add([rendition])` does, without the list: a new photo, or a
+    /// rendition of the photo that holds its URL already. Returns the new photo's index.
+    @discardableResult
+    mutating func add(_ rendition: ImageReference) -> Int? {
+        guard !rendition.url.isEmpty else { return nil }
+        if let existing = index(of: rendition.url) {
+            add(rendition, to: existing)
+            return nil
+        }
+        photos.append([rendition])
+        return photos.count - 1
+    }
+
+    /// Adds one rendition to photo `photo`, as `add([rendition], to: photo)` does.
+    mutating func add(_ rendition: ImageReference, to photo: Int) {
+        guard !rendition.url.isEmpty else { return }
+        if let same = photos[photo].firstIndex(where: { $0.url == rendition.url }) {
+            photos[photo][same].absorb(rendition)
+        } else {
+            photos[photo].append(rendition)
+        }
+    }
+
     /// Adds every photo of `other`, each joining the photo of this set that shares a URL with
     /// it, or standing on its own.
     mutating func add(_ other: PhotoSet) {

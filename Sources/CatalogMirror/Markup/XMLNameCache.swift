@@ -22,28 +22,30 @@ struct XMLNameCache {
 
     /// The string of the NUL-terminated `pointer`.
     mutating func string(_ pointer: UnsafePointer<xmlChar>) -> String {
-        entry(pointer, namespace: false).string
+        entries[slot(of: pointer, namespace: false)].string
     }
 
     /// The namespace URI at `pointer`, with the namespace lists it is in.
     mutating func namespace(_ pointer: UnsafePointer<xmlChar>) -> (uri: String, lists: FeedNamespaces) {
-        let entry = entry(pointer, namespace: true)
-        return (entry.string, entry.lists)
+        let slot = slot(of: pointer, namespace: true)
+        return (entries[slot].string, entries[slot].lists)
     }
 
-    private mutating func entry(_ pointer: UnsafePointer<xmlChar>, namespace: Bool) -> Entry {
+    /// The slot holding `pointer`'s name, filled in first when it holds another. Fields are
+    /// read in place: copying an entry out retained and released its two buffers each time.
+    private mutating func slot(of pointer: UnsafePointer<xmlChar>, namespace: Bool) -> Int {
         // Names and URIs share the table; a URI's slot is kept apart by the low bit.
         let slot = (Int(bitPattern: UInt(bitPattern: pointer) >> 3) &* 2 + (namespace ? 1 : 0)) & (Self.slots - 1)
-        let cached = entries[slot]
-        if cached.pointer == pointer, cached.bytes.withUnsafeBufferPointer({ xmlStrEqual($0.baseAddress, pointer) == 1 }) {
-            return cached
+        if entries[slot].pointer == pointer,
+            entries[slot].bytes.withUnsafeBufferPointer({ xmlStrEqual($0.baseAddress, pointer) == 1 })
+        {
+            return slot
         }
         let string = String(cString: pointer)
-        let entry = Entry(
+        entries[slot] = Entry(
             pointer: pointer, bytes: Array(UnsafeBufferPointer(start: pointer, count: Int(xmlStrlen(pointer)) + 1)),
             string: string,
             lists: namespace ? FeedNamespaces(of: string) : [])
-        entries[slot] = entry
-        return entry
+        return slot
     }
 }

@@ -142,6 +142,42 @@ struct FeedScannerTests {
         #expect(scan.images[0].title == "Sunset")
     }
 
+    @Test("an item carries nothing over from the items before it (attributes, children, text, xml:base)")
+    func itemsAreIndependent() throws {
+        // Each item uses the elements the one before used, with fewer attributes, children and
+        // text, and in another order; with an xml:base only on the first.
+        var items = ""
+        for round in 0..<50 {
+            items += """
+                <item xml:base="http://other/base/"><title>Full \(round)</title><description>About \(round)</description>
+                <media:content url="a\(round).jpg" medium="image" width="800" height="600" fileSize="5">
+                <media:title>Own \(round)</media:title><media:thumbnail url="t\(round).jpg" width="80"/></media:content>
+                <enclosure url="e\(round).jpg" type="image/jpeg" length="40"/></item>
+                <item><enclosure url="b\(round).jpg"/><media:content url="c\(round).png"/><title></title></item>
+
+                """
+        }
+        let xml = """
+            <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel>\(items)</channel></rss>
+            """
+        let scan = try FeedScanner.scan(Array(xml.utf8), url: "http://h/feed/")
+        #expect(scan.images.count == 50 * 5)
+        for round in 0..<50 {
+            let full = scan.images.filter { $0.photo == round * 2 }
+            #expect(
+                full.map(\.url) == [
+                    "http://other/base/a\(round).jpg", "http://other/base/t\(round).jpg", "http://other/base/e\(round).jpg",
+                ])
+            #expect(full.first?.size.width == 800 && full.first?.declaredLength == 5)
+            #expect(full.first?.metadata["caption"] == "Own \(round)")
+            #expect(full.allSatisfy { $0.title == "Full \(round)" && $0.metadata["description"] == "About \(round)" })
+            let bare = scan.images.filter { $0.photo == round * 2 + 1 }
+            #expect(bare.map(\.url).sorted() == ["http://h/feed/b\(round).jpg", "http://h/feed/c\(round).png"])
+            #expect(bare.allSatisfy { $0.title == nil && $0.metadata.isEmpty && $0.size.width == nil })
+            #expect(bare.allSatisfy { $0.declaredLength == nil && $0.declaredType == nil })
+        }
+    }
+
     @Test("reads a feed that declares entities with them unexpanded, and warns (XXE, billion laughs)")
     func unexpandedEntities() throws {
         let xxe = """
