@@ -80,6 +80,8 @@ public struct ImageReference: Sendable, Equatable {
         static func == (_: ResolvedKey, _: ResolvedKey) -> Bool { true }
     }
 
+    /// A reference to `url` as written; every other field defaults to "the document did not say"
+    /// (no title, no metadata, no declared length or type, no photo, a display-size rendition).
     public init(
         url: String, title: String? = nil, titleSource: TitleSource = .attribute, metadata: [String: String] = [:],
         declaredLength: Int64? = nil, declaredType: String? = nil, photo: Int? = nil, size: RenditionSize = .init()
@@ -122,6 +124,7 @@ public struct RenditionSize: Sendable, Equatable, Comparable {
         public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// The part the rendition plays. Default: `.display`.
     public var role: Role
     /// Width in pixels, when the document gives it.
     public var width: Int?
@@ -130,6 +133,7 @@ public struct RenditionSize: Sendable, Equatable, Comparable {
     /// Pixel density (`srcset` `x` descriptor), when the document gives it.
     public var density: Double?
 
+    /// A size with what the document gives; unknown dimensions stay nil.
     public init(role: Role = .display, width: Int? = nil, height: Int? = nil, density: Double? = nil) {
         self.role = role
         self.width = width
