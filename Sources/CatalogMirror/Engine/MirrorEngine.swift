@@ -366,8 +366,7 @@ public struct MirrorEngine: Sendable {
             // the end of the crawl too: only then is it known whether they are (and a
             // decoration is never requested again).
             let previousDecorations = Set(
-                (await storage.previousManifest?.rejected ?? []).filter { $0.reason == RejectionReason.decoration.rawValue }
-                    .compactMap { CanonicalURL($0.key) })
+                (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
             var suspects: [CatalogEntry] = []
             for await discovery in channel {
                 if failure != nil || Task.isCancelled { continue }

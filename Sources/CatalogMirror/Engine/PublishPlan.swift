@@ -29,7 +29,7 @@ struct PublishPlan {
     ///   - previous: the last run's manifest.
     ///   - stored: the store's record of a key whose file is still in place.
     init(
-        catalog: [CanonicalURL: CatalogEntry], previous: Manifest?, stored: (CanonicalURL) -> StoredImage?,
+        catalog: [CanonicalURL: CatalogEntry], previous: PreviousManifest?, stored: (CanonicalURL) -> StoredImage?,
         summary: CrawlSummary
     ) {
         // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
@@ -39,6 +39,8 @@ struct PublishPlan {
         for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
         warnings = summary.warnings + summary.pageFailures
         let groups = PhotoGroups(catalog: catalog, summary: summary)
+        // The last run's items in full: read only if a key keeps its published file.
+        var previousFull: [String: Manifest.Item]?
         items.reserveCapacity(catalog.count)
         for entry in catalog.values.sorted(by: { $0.key < $1.key }) {
             let key = entry.key.string
@@ -78,9 +80,12 @@ struct PublishPlan {
                 if case .failed(let failure) = entry.outcome { warnings.append(failure.detail) }
                 // A key still listed but failing this run keeps its published file.
                 if let before, let image = stored(entry.key), !image.isStaged, image.sha256 == before.sha256 {
-                    items.append(before)
-                    kept.append(key)
-                    continue
+                    if previousFull == nil { previousFull = previous?.fullItems() ?? [:] }
+                    if let item = previousFull?[key] {
+                        items.append(item)
+                        kept.append(key)
+                        continue
+                    }
                 }
             }
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))

@@ -21,8 +21,9 @@ import Foundation
     public nonisolated let diskHits: AsyncStream<Int>
     private nonisolated let diskHitsContinuation: AsyncStream<Int>.Continuation
 
-    /// The manifest of the last successful run, if there is a readable one.
-    public private(set) var previousManifest: Manifest?
+    /// What the publish plan needs of the last successful run's manifest, if there is a
+    /// readable one (read by `setUp()`, before this run publishes its own).
+    private(set) var previousManifest: PreviousManifest?
     private let stateDatabase: StateDatabase
     /// Set by `close()`: the database is closed, and a call after that is refused, not a crash.
     private var isClosed = false
@@ -74,7 +75,7 @@ import Foundation
     /// into `images/`, and dropped otherwise; staged files no row vouches for are removed. Reads
     /// the previous manifest (the publish plan compares against it); the index is not loaded.
     public func setUp() throws(StoreError) {
-        previousManifest = try? Manifest.read(from: layout.manifest)
+        previousManifest = PreviousManifest.read(from: layout.manifest)
         var vouched = Set<String>()
         var published: [StoredImage] = []
         var dropped: [CanonicalURL] = []
@@ -284,7 +285,6 @@ import Foundation
             return remove
         }
         removeContents(of: layout.staged) { _ in true }
-        previousManifest = manifest
         return deleted
     }
 

@@ -122,6 +122,27 @@ struct ScheduledSyncTests {
         }
     }
 
+    @Test("an image still listed but failing this run keeps its published file and its whole manifest item")
+    func keptWhileFailing() async throws {
+        try await afterFirstSync { server, url, configuration, output in
+            let first = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
+            let key = "http://127.0.0.1:\(url.port!)/gallery/image?4"
+            let before = try #require(first.items.first { $0.key == key })
+
+            server.update { $0.entries[$0.entries.firstIndex { $0.id == 4 }!].behavior = .notFound }
+            let report = try await MirrorEngine(configuration: configuration).run()
+            let second = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
+            #expect(report.kept == 1 && report.removed == 0, "\(report)")
+            #expect(report.failed["http-404"] == 2)  // image?4, and the entry that always fails
+            // The item the last run published, field for field (lastChecked included: it was
+            // not confirmed this run), and its file, unchanged.
+            #expect(second.items.first { $0.key == key } == before)
+            #expect(!second.rejected.contains { $0.key == key })
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(before.path).path))
+            #expect(try MirrorVerifier.verify(MirrorLayout(root: output)).isClean)
+        }
+    }
+
     @Test("a listing that collapses trips the --max-delete guard: exit 4, nothing deleted")
     func pruneGuard() async throws {
         try await afterFirstSync { server, _, configuration, output in
