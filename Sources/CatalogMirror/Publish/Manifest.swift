@@ -98,19 +98,37 @@ public struct Manifest: Codable, Sendable, Equatable {
         let batchSize = 256
         for start in stride(from: 0, to: items.count, by: batchSize) {
             let batch = try JSONCoding.encode(Array(items[start..<min(start + batchSize, items.count)]))
-            // "[\n  {\n ... \n  }\n]\n": drop the brackets, indent every line by two spaces.
-            let lines = batch.split(separator: 0x0A, omittingEmptySubsequences: false)
-            var chunk = Data(capacity: batch.count + lines.count * 2 + 2)
-            if start > 0 { chunk.append(contentsOf: ",\n".utf8) }
-            for (index, line) in lines.dropFirst().dropLast(2).enumerated() {
-                if index > 0 { chunk.append(0x0A) }
-                chunk.append(contentsOf: "  ".utf8)
-                chunk.append(contentsOf: line)
-            }
-            try emit(chunk)
+            try emit(Self.indentedElements(batch, first: start == 0))
         }
         try emit(Data("\n  ]".utf8))
         try emit(empty[slot.upperBound...])
+    }
+
+    /// The elements of `array`, a pretty-printed JSON array followed by a newline
+    /// (`"[\n  {\n ... \n  }\n]\n"`), without its brackets and with every line indented by two
+    /// more spaces, so that they sit inside the manifest's `items`; preceded by `",\n"` unless
+    /// they are the `first`. One pass over the bytes (splitting into lines was a tenth of a
+    /// no-op sync).
+    static func indentedElements(_ array: Data, first: Bool) -> Data {
+        var chunk = Data()
+        array.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            // "[\n" before the elements, "\n]\n" after them.
+            guard bytes.count > 5 else { return }
+            let body = bytes[2..<(bytes.count - 3)]
+            let newlines = body.lazy.filter { $0 == 0x0A }.count
+            chunk.reserveCapacity(body.count + 2 * newlines + 4)
+            if !first { chunk.append(contentsOf: ",\n".utf8) }
+            chunk.append(contentsOf: "  ".utf8)
+            var lineStart = body.startIndex
+            for index in body.indices where body[index] == 0x0A {
+                chunk.append(contentsOf: UnsafeBufferPointer(rebasing: body[lineStart...index]))
+                chunk.append(contentsOf: "  ".utf8)
+                lineStart = index + 1
+            }
+            chunk.append(contentsOf: UnsafeBufferPointer(rebasing: body[lineStart...]))
+        }
+        return chunk
     }
 
     /// Reads the manifest at `url`.

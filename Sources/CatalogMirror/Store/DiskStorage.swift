@@ -5,8 +5,10 @@ import Foundation
 /// The whole class runs on `ImageDatabase`, so the index and the names can never race. Bytes
 /// never pass through here: downloads arrive as checked files in `staged/` and are renamed once,
 /// into `images/`, when the run publishes. The index is the `StateDatabase`, read a row at a time
-/// when a key is looked up; every staged download is committed to it before it is acted on, so a
-/// run killed at any point can be resumed without downloading again what was stored and verified.
+/// when a key is looked up; staged downloads are committed to it in small batches (`unwritten`),
+/// and always before they are published, so a run killed at any point can be resumed without
+/// downloading again what was stored, verified and committed (at most the last second's
+/// downloads are fetched again).
 ///
 /// Durability is batched: neither the downloads nor the database's commits are flushed one by
 /// one. A killed process loses nothing (the kernel still holds the written pages); against a
@@ -27,13 +29,24 @@ import Foundation
     private let stateDatabase: StateDatabase
     /// Set by `close()`: the database is closed, and a call after that is refused, not a crash.
     private var isClosed = false
-    /// Confirmations of published images not yet written to `state`: written a batch at a time
-    /// (a lost one costs one more conditional request, cheaper than a commit per image).
-    private var confirmed: [CanonicalURL: StoredImage] = [:]
+    /// Rows not yet written to `state`, written a batch at a time: a commit per image was the
+    /// largest part of a cold sync's SQLite and kernel time (a WAL frame for the row's page and
+    /// each index page, every time). Confirmations of published images wait for
+    /// `confirmationBatch` of them: a lost one costs one more conditional request. Staged
+    /// downloads wait for `stagedBatch` of them, or `stagedDelay` at most: a lost one costs its
+    /// download again (the next `setUp` removes a staged file no row vouches for), never a
+    /// wrong file.
+    private var unwritten: [CanonicalURL: StoredImage] = [:]
+    /// The file names of the staged rows in `unwritten`, which `freeName` must not hand out again.
+    private var unwrittenNames: [String: CanonicalURL] = [:]
+    /// When the oldest staged row in `unwritten` was staged.
+    private var oldestUnwrittenStage: ContinuousClock.Instant?
     private static let confirmationBatch = 256
-    /// Rows `lookup` just read, for the `confirm` or `stage` that follows it (a few per download
-    /// in flight; emptied when it grows past `recentLimit`).
-    private var recent: [CanonicalURL: StoredImage] = [:]
+    private static let stagedBatch = 64
+    private static let stagedDelay = Duration.seconds(1)
+    /// Rows `lookup` just read (nil: no row), for the `confirm` or `stage` that follows it (a
+    /// few per download in flight; emptied when it grows past `recentLimit`).
+    private var recent: [CanonicalURL: StoredImage?] = [:]
     private static let recentLimit = 128
     private var hitCount = 0
     private let fileManager = FileManager.default
@@ -116,7 +129,7 @@ import Foundation
 
     /// The row of `key`, with a confirmation not yet written applied.
     private func record(_ key: CanonicalURL) throws(StoreError) -> StoredImage? {
-        if let pending = confirmed[key] { return pending }
+        if let pending = unwritten[key] { return pending }
         if let row = recent.removeValue(forKey: key) { return row }
         return try state().image(for: key)
     }
@@ -125,43 +138,54 @@ import Foundation
     /// still in place with its recorded size. Does not count a hit: the caller revalidates
     /// first. An unreadable state counts as nothing stored: the key is downloaded again.
     public func lookup(_ key: CanonicalURL) -> StoredImage? {
-        guard let stored = try? record(key), FileSystem.size(atPath: path(of: stored)) == stored.byteCount else {
-            return nil
-        }
+        let row: StoredImage?
+        do { row = try record(key) } catch { return nil }
+        // Kept, found or not, for the `stage` or `confirm` that follows (a cold run's second
+        // query for a key that has no row was one query in three).
         if recent.count >= Self.recentLimit { recent = [:] }
-        recent[key] = stored
+        recent[key] = .some(row)
+        guard let stored = row, FileSystem.size(atPath: path(of: stored)) == stored.byteCount else { return nil }
         return stored
     }
 
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
-    /// validators and `lastChecked`, and counts a disk hit. A staged file's confirmation is
-    /// committed at once; a published one's in batches (it is already safe, and losing its new
-    /// `lastChecked` to a crash costs one more conditional request, cheaper than a commit each).
+    /// validators and `lastChecked`, and counts a disk hit. Written with the next batch of rows
+    /// (`unwritten`): losing a new `lastChecked` to a crash costs one more conditional request.
     public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
         guard var stored = try record(key) else { return nil }
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
-        try commitConfirmation(stored)
+        try keep(stored)
         hitCount += 1
         diskHitsContinuation.yield(hitCount)
         return stored
     }
 
-    private func commitConfirmation(_ stored: StoredImage) throws(StoreError) {
+    /// Queues `stored` to be written to the state database, replacing any row of its key not
+    /// yet written, and writes the queue when it is due (see `unwritten`).
+    private func keep(_ stored: StoredImage) throws(StoreError) {
         recent[stored.key] = nil
-        if stored.isStaged {
-            try state().save([stored])
-        } else {
-            confirmed[stored.key] = stored
-            if confirmed.count >= Self.confirmationBatch { try flushConfirmations() }
+        if let replaced = unwritten.updateValue(stored, forKey: stored.key), replaced.isStaged {
+            unwrittenNames[replaced.fileName] = nil
         }
+        if stored.isStaged {
+            unwrittenNames[stored.fileName] = stored.key
+            if oldestUnwrittenStage == nil { oldestUnwrittenStage = .now }
+        }
+        let stagedDue =
+            unwrittenNames.count >= Self.stagedBatch
+            || oldestUnwrittenStage.map { $0.duration(to: .now) >= Self.stagedDelay } ?? false
+        if stagedDue || unwritten.count >= Self.confirmationBatch { try writeUnwritten() }
     }
 
-    private func flushConfirmations() throws(StoreError) {
-        guard !confirmed.isEmpty else { return }
-        try state().save(confirmed.values)
-        confirmed = [:]
+    /// Writes every queued row, in one transaction.
+    private func writeUnwritten() throws(StoreError) {
+        guard !unwritten.isEmpty else { return }
+        try state().save(unwritten.values)
+        unwritten = [:]
+        unwrittenNames = [:]
+        oldestUnwrittenStage = nil
     }
 
     /// Where the file of `stored` is now.
@@ -181,7 +205,7 @@ import Foundation
             same.etag = file.etag
             same.lastModified = file.lastModified
             same.lastChecked = now
-            try commitConfirmation(same)
+            try keep(same)
             return same
         }
         let name = try freeName(for: request, file: file)
@@ -197,10 +221,8 @@ import Foundation
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName)
-        // A pending confirmation of the old file must not overwrite this row later.
-        confirmed[request.key] = nil
-        recent[request.key] = nil
-        try state().save([stored])
+        // Replaces any queued confirmation of the old file, which must not overwrite this row.
+        try keep(stored)
         // A file an interrupted run had staged for this key is superseded.
         if let old = previous?.stagedName, old != stagedName { unlink(stagedPath + "/" + old) }
         return stored
@@ -212,6 +234,10 @@ import Foundation
             let name = FileNamer.fileName(
                 key: request.key, title: request.title, sha256: file.sha256, format: file.format, hashLength: length)
             if length >= 64 { return name }
+            if let holder = unwrittenNames[name], holder != request.key {
+                length += 4
+                continue
+            }
             if try !state().isTaken(name, byOtherThan: request.key) { return name }
             length += 4
         }
@@ -227,6 +253,8 @@ import Foundation
     /// first run at once was the peak of a 50,000-image sync (47 MB).
     public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
         guard !readOnly else { return }
+        // Every staged row is in the database before any file becomes visible.
+        try writeUnwritten()
         let batchSize = 512
         var flushed = false
         var moved: [StoredImage] = []
@@ -274,7 +302,7 @@ import Foundation
         for item in manifest.items { referenced[item.key] = String(item.path.dropFirst("images/".count)) }
         // A failed write leaves extra rows behind, which is harmless: a lookup checks the file,
         // and the next run's setUp settles staged rows.
-        try? flushConfirmations()
+        try? writeUnwritten()
         recent = [:]
         try? state().keepOnly(referenced)
         let names = Set(referenced.values)
@@ -299,7 +327,9 @@ import Foundation
                 throw StoreError.io("clear", directory.path, error)
             }
         }
-        confirmed = [:]
+        unwritten = [:]
+        unwrittenNames = [:]
+        oldestUnwrittenStage = nil
         recent = [:]
         try state().removeAll()
     }
@@ -314,7 +344,7 @@ import Foundation
     func close() {
         finishStreams()
         guard !isClosed else { return }
-        try? flushConfirmations()
+        try? writeUnwritten()
         stateDatabase.close()
         isClosed = true
     }

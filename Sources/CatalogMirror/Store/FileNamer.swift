@@ -31,6 +31,11 @@ public enum FileNamer {
     /// Lower-case ASCII letters and digits, other runs folded into one hyphen; accents dropped
     /// from their letters (é → e). nil when nothing usable remains.
     static func slugify(_ text: String) -> String? {
+        text.utf8.allSatisfy { $0 < 0x80 } ? slugifyASCII(text.utf8) : slugifyUnicode(text)
+    }
+
+    /// `slugify` through the Unicode tables: any text.
+    static func slugifyUnicode(_ text: String) -> String? {
         var out = ""
         var pendingHyphen = false
         for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
@@ -46,5 +51,27 @@ public enum FileNamer {
         }
         while out.hasSuffix("-") { out.removeLast() }
         return out.isEmpty ? nil : out
+    }
+
+    /// `slugify` of ASCII text, byte by byte: the same result (compatibility decomposition leaves
+    /// ASCII as it is, and it has no marks) without the Unicode tables, which were most of the
+    /// cost of naming a download.
+    static func slugifyASCII(_ text: String.UTF8View) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(text.count, maxSlugLength))
+        var pendingHyphen = false
+        for byte in text {
+            let lower = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+            if (0x61...0x7A).contains(lower) || (0x30...0x39).contains(lower) {
+                if pendingHyphen && !out.isEmpty { out.append(0x2D) }
+                pendingHyphen = false
+                out.append(lower)
+                if out.count >= maxSlugLength { break }
+            } else {
+                pendingHyphen = true
+            }
+        }
+        while out.last == 0x2D { out.removeLast() }
+        return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
     }
 }

@@ -4,9 +4,10 @@ import GRDB
 /// The store's index and commit log: one SQLite database (`.catalog-mirror/state.sqlite`, WAL)
 /// with a row per stored image, read by key when a lookup needs it and never loaded whole.
 ///
-/// A row is written before its image counts as stored, each in its own transaction, so a run
-/// killed at any moment leaves a record of everything it had verified; SQLite rolls back a
-/// transaction the kill interrupted. Commits are not flushed one by one (`synchronous=NORMAL`:
+/// Rows are written in small batches, one transaction each (`DiskStorage` decides when), and a
+/// staged image's row always before its file is published, so a run killed at any moment leaves
+/// a record of everything it had verified and committed; SQLite rolls back a transaction the
+/// kill interrupted. Commits are not flushed one by one (`synchronous=NORMAL`:
 /// a commit survives the process being killed, and an `fsync` per image cost more than the
 /// download it recorded); `DiskStorage.publish` flushes the file system, this file included,
 /// before the first file becomes visible, and a resumed run re-hashes every staged file before
@@ -112,9 +113,11 @@ struct StateDatabase: Sendable {
             ])
     }
 
-    /// The image a row describes, or nil for a row no current code could have written.
-    private static func decode(_ row: Row) -> StoredImage? {
-        guard let key = CanonicalURL(row[0] as String) else { return nil }
+    /// The image a row describes, or nil for a row no current code could have written. `known`
+    /// is the key the row was looked up by: a lookup does not parse its own key again (a
+    /// quarter of the cost of a lookup).
+    private static func decode(_ row: Row, known: CanonicalURL? = nil) -> StoredImage? {
+        guard let key = known ?? CanonicalURL(row[0] as String) else { return nil }
         return StoredImage(
             key: key, fileName: row[1], sha256: row[2], byteCount: row[3], contentType: row[4], etag: row[5],
             lastModified: row[6], firstSeen: Date(timeIntervalSince1970: row[7]),
@@ -131,7 +134,7 @@ struct StateDatabase: Sendable {
             return try queue.inDatabase { db in
                 try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key = ?"), arguments: [key.string]
-                ).flatMap(Self.decode)
+                ).flatMap { Self.decode($0, known: key) }
             }
         } catch {
             throw failure("read", error)
@@ -156,7 +159,7 @@ struct StateDatabase: Sendable {
         do {
             return try queue.inDatabase { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NOT NULL")
-                    .compactMap(Self.decode)
+                    .compactMap { Self.decode($0) }
             }
         } catch {
             throw failure("read", error)
@@ -219,7 +222,7 @@ struct StateDatabase: Sendable {
     func allImages() throws(StoreError) -> [StoredImage] {
         do {
             return try queue.inDatabase { db in
-                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image ORDER BY key").compactMap(Self.decode)
+                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image ORDER BY key").compactMap { Self.decode($0) }
             }
         } catch {
             throw failure("read", error)

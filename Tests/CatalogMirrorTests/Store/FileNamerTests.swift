@@ -33,6 +33,35 @@ struct FileNamerTests {
         #expect(FileNamer.fileName(key: key, title: nil, sha256: "aa", format: .gif).hasPrefix("image-"))
     }
 
+    @Test("the ASCII slug is the Unicode slug, for every ASCII text")
+    func asciiSlug() {
+        // SplitMix64 with a fixed seed: the same texts on every run.
+        struct SplitMix: RandomNumberGenerator {
+            var state: UInt64 = 0x5EED
+            mutating func next() -> UInt64 {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return z ^ (z >> 31)
+            }
+        }
+        var generator = SplitMix()
+        var texts = [
+            "", "-", "Smiling Face", "  --Photo 01__final (2).JPG  ", String(repeating: "Ab1 ", count: 40),
+            String(repeating: "x", count: 47) + "-y", "\u{0}\u{7F}\t\n", "ALL CAPS, and: punctuation!?",
+        ]
+        // Every byte value below 0x80, in texts of many lengths.
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0..<70, using: &generator)
+            texts.append(
+                String(decoding: (0..<length).map { _ in UInt8.random(in: 0..<0x80, using: &generator) }, as: UTF8.self))
+        }
+        for text in texts {
+            #expect(FileNamer.slugifyASCII(text.utf8) == FileNamer.slugifyUnicode(text), "\(text.debugDescription)")
+        }
+    }
+
     @Test("manifest paths cannot leave the mirror")
     func layoutPaths() {
         let layout = MirrorLayout(root: .init(fileURLWithPath: "/srv/m"))

@@ -112,8 +112,9 @@ struct StoreStateTests {
         let staged = try FileManager.default.contentsOfDirectory(atPath: layout.staged.path)
         #expect(Set(staged) == Set(stored.compactMap(\.stagedName)))
         #expect(staged.allSatisfy { $0.hasSuffix(".part") })
-        #expect(Set(try StateDatabase.open(layout, readOnly: true).allImages().compactMap(\.stagedName)) == Set(staged))
+        // Their rows are committed in batches; closing the store writes the last one.
         await ImageDatabase.close(storage)
+        #expect(Set(try StateDatabase.open(layout, readOnly: true).allImages().compactMap(\.stagedName)) == Set(staged))
 
         // A power loss after the journal line but before the bytes: same size, other bytes.
         let torn = layout.staged.appendingPathComponent(try #require(stored[1].stagedName))
@@ -137,6 +138,31 @@ struct StoreStateTests {
         for image in [stored[0], again] {
             #expect(sha256Hex(Array(try Data(contentsOf: layout.images.appendingPathComponent(image.fileName)))) == image.sha256)
         }
+        await ImageDatabase.close(storage)
+    }
+
+    @Test("staged rows are committed every 64 downloads, and every second, without waiting for the run to end")
+    func stagedRowsBatched() async throws {
+        let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        let storage = try await ImageDatabase.open(layout)
+        let loader = ImageLoader(storage: storage, source: source)
+        func committed() throws -> Int {
+            try StateDatabase.open(layout, readOnly: true).allImages().filter(\.isStaged).count
+        }
+        for index in 0..<70 {
+            _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/\(index).png")!))
+        }
+        // The first 64 are in the database while the store is still open; the last 6 wait.
+        #expect(try committed() == 64)
+        // A download more than a second after the oldest waiting one commits them all.
+        try await Task.sleep(for: .milliseconds(1_100))
+        _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/late.png")!))
+        #expect(try committed() == 71)
         await ImageDatabase.close(storage)
     }
 
