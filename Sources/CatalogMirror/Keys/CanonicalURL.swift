@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An absolute http(s) URL in the canonical form SPEC.md fixes for image keys: the reference is
 /// parsed as browsers parse it (the URL Standard's basic URL parser, `WebURLParser`), then
 /// normalized as RFC 3986 sections 6.2.2 and 6.2.3 describe.
@@ -54,8 +62,16 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     public var description: String { string }
 
     public static func < (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool {
-        // SPEC: sorted "by key in byte order"; the keys are ASCII, so UTF-8 order is byte order.
-        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+        // SPEC: sorted "by key in byte order". One `memcmp` of the two UTF-8 buffers: comparing
+        // through the views' iterators was most of the cost of sorting a catalog.
+        var (left, right) = (lhs.string, rhs.string)
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
     }
 
     public static func == (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool { lhs.string == rhs.string }

@@ -109,26 +109,46 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// more spaces, so that they sit inside the manifest's `items`; preceded by `",\n"` unless
     /// they are the `first`. One pass over the bytes (splitting into lines was a tenth of a
     /// no-op sync).
-    static func indentedElements(_ array: Data, first: Bool) -> Data {
-        var chunk = Data()
-        array.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
+    static func indentedElements(_ array: Data, first: Bool) -> [UInt8] {
+        array.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> [UInt8] in
             // "[\n" before the elements, "\n]\n" after them.
-            guard bytes.count > 5 else { return }
-            let body = bytes[2..<(bytes.count - 3)]
-            let newlines = body.lazy.filter { $0 == 0x0A }.count
-            chunk.reserveCapacity(body.count + 2 * newlines + 4)
-            if !first { chunk.append(contentsOf: ",\n".utf8) }
-            chunk.append(contentsOf: "  ".utf8)
-            var lineStart = body.startIndex
-            for index in body.indices where body[index] == 0x0A {
-                chunk.append(contentsOf: UnsafeBufferPointer(rebasing: body[lineStart...index]))
-                chunk.append(contentsOf: "  ".utf8)
-                lineStart = index + 1
+            guard raw.count > 5, let base = raw.baseAddress else { return [] }
+            let body = UnsafeRawBufferPointer(start: base + 2, count: raw.count - 5)
+            var newlines = 0
+            var cursor = body.baseAddress!
+            let end = cursor + body.count
+            while let found = memchr(cursor, 0x0A, end - cursor) {
+                newlines += 1
+                cursor = UnsafeRawPointer(found) + 1
             }
-            chunk.append(contentsOf: UnsafeBufferPointer(rebasing: body[lineStart...]))
+            let prefix: [UInt8] = first ? [0x20, 0x20] : [0x2C, 0x0A, 0x20, 0x20]
+            return [UInt8](unsafeUninitializedCapacity: prefix.count + body.count + 2 * newlines) { out, count in
+                var written = 0
+                func put(_ source: UnsafeRawPointer, _ length: Int) {
+                    guard length > 0 else { return }
+                    UnsafeMutableRawPointer(out.baseAddress! + written).copyMemory(from: source, byteCount: length)
+                    written += length
+                }
+                func indent() {
+                    out[written] = 0x20
+                    out[written + 1] = 0x20
+                    written += 2
+                }
+                for byte in prefix {
+                    out[written] = byte
+                    written += 1
+                }
+                var lineStart = body.baseAddress!
+                while let found = memchr(lineStart, 0x0A, end - lineStart) {
+                    let next = UnsafeRawPointer(found) + 1
+                    put(lineStart, next - lineStart)
+                    indent()
+                    lineStart = next
+                }
+                put(lineStart, end - lineStart)
+                count = written
+            }
         }
-        return chunk
     }
 
     /// Reads the manifest at `url`.

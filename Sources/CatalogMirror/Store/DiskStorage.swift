@@ -43,7 +43,8 @@ import Foundation
     private var oldestUnwrittenStage: ContinuousClock.Instant?
     private static let confirmationBatch = 256
     private static let stagedBatch = 64
-    private static let stagedDelay = Duration.seconds(1)
+    /// Longest a staged row waits unwritten (a second; tests change it).
+    var stagedDelay = Duration.seconds(1)
     /// Rows `lookup` just read (nil: no row), for the `confirm` or `stage` that follows it (a
     /// few per download in flight; emptied when it grows past `recentLimit`).
     private var recent: [CanonicalURL: StoredImage?] = [:]
@@ -175,7 +176,7 @@ import Foundation
         }
         let stagedDue =
             unwrittenNames.count >= Self.stagedBatch
-            || oldestUnwrittenStage.map { $0.duration(to: .now) >= Self.stagedDelay } ?? false
+            || oldestUnwrittenStage.map { $0.duration(to: .now) >= stagedDelay } ?? false
         if stagedDue || unwritten.count >= Self.confirmationBatch { try writeUnwritten() }
     }
 

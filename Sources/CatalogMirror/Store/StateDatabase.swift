@@ -132,9 +132,11 @@ struct StateDatabase: Sendable {
     func image(for key: CanonicalURL) throws(StoreError) -> StoredImage? {
         do {
             return try queue.inDatabase { db in
-                try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key = ?"), arguments: [key.string]
-                ).flatMap { Self.decode($0, known: key) }
+                // Decoded from the statement's row in place: `Row.fetchOne` copies every column
+                // into a new row first.
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key = ?"), arguments: [key.string])
+                return try rows.next().flatMap { Self.decode($0, known: key) }
             }
         } catch {
             throw failure("read", error)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,11 +21,25 @@ final class TemporaryFileWriter {
     let url: URL
     private var descriptor: Int32
 
-    /// Creates `directory/<random>.part` exclusively (never follows or reuses an existing file).
+    /// Names are this process's random prefix and a counter: unique within the process, and
+    /// `O_EXCL` refuses any name already on disk. (`UUID()` opened and read `/dev/urandom` once
+    /// per file: 10,000 extra `open` calls in a 10,000-image sync.)
+    private static let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    private static let counter = Atomic<Int>(0)
+
+    /// Creates `directory/<prefix>-<n>.part` exclusively (never follows or reuses an existing
+    /// file; on the rare clash with a file left by another process, the next number is tried).
     init(in directory: URL) throws {
-        // Joined by hand: `appendingPathComponent` would stat the new path first.
-        url = URL(fileURLWithPath: directory.path + "/" + UUID().uuidString.lowercased() + ".part", isDirectory: false)
-        descriptor = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        var path: String
+        var result: Int32
+        repeat {
+            let number = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue
+            // Joined by hand: `appendingPathComponent` would stat the new path first.
+            path = directory.path + "/" + Self.prefix + "-" + String(number) + ".part"
+            result = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        } while result < 0 && errno == EEXIST
+        url = URL(fileURLWithPath: path, isDirectory: false)
+        descriptor = result
         if descriptor < 0 { throw WriteError(errno: errno) }
     }
 

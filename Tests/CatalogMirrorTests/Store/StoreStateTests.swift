@@ -154,16 +154,26 @@ struct StoreStateTests {
         func committed() throws -> Int {
             try StateDatabase.open(layout, readOnly: true).allImages().filter(\.isStaged).count
         }
+        // By count: no time limit, 70 downloads.
+        await Task { @ImageDatabase in storage.stagedDelay = .seconds(3_600) }.value
         for index in 0..<70 {
             _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/\(index).png")!))
         }
         // The first 64 are in the database while the store is still open; the last 6 wait.
         #expect(try committed() == 64)
-        // A download more than a second after the oldest waiting one commits them all.
-        try await Task.sleep(for: .milliseconds(1_100))
-        _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/late.png")!))
-        #expect(try committed() == 71)
         await ImageDatabase.close(storage)
+
+        // By time, in another store: a download more than the delay after the oldest waiting
+        // one commits them both.
+        let later = MirrorLayout(root: directory.url.appendingPathComponent("later"))
+        let timed = try await ImageDatabase.open(later)
+        await Task { @ImageDatabase in timed.stagedDelay = .milliseconds(200) }.value
+        let timedLoader = ImageLoader(storage: timed, source: source)
+        _ = await timedLoader.load(ImageRequest(key: CanonicalURL("http://h/first.png")!))
+        try await Task.sleep(for: .milliseconds(300))
+        _ = await timedLoader.load(ImageRequest(key: CanonicalURL("http://h/second.png")!))
+        #expect(try StateDatabase.open(later, readOnly: true).allImages().filter(\.isStaged).count == 2)
+        await ImageDatabase.close(timed)
     }
 
     @Test("white space is trimmed by Unicode scalars, inside text left alone")
