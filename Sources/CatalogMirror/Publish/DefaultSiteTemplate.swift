@@ -39,6 +39,7 @@ dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
 .pages { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 2rem auto; }
 .pages a, .pages span { padding: 0.2rem 0.6rem; border: 1px solid var(--line); border-radius: 4px; text-decoration: none; }
 .pages .current { font-weight: 700; }
+.pages .gap { border: none; padding-left: 0; padding-right: 0; }
 footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 
 """#),
@@ -113,6 +114,8 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 {{#previous}}  <a rel="prev" href="{{href}}">← Previous</a>
 {{/previous}}
 {{#pages}}
+{{#gapBefore}}  <span class="gap">…</span>
+{{/gapBefore}}
 {{#current}}  <span class="current" aria-current="page">{{number}}</span>
 {{/current}}
 {{^current}}  <a href="{{href}}">{{number}}</a>

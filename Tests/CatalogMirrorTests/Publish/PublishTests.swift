@@ -131,6 +131,47 @@ struct PublishTests {
         }
     }
 
+    @Test("a long album links its first two, its last two and the pages around the current one, with gaps shown")
+    func pageWindow() throws {
+        // Short albums link every page.
+        #expect(MirrorPublisher.pageNumbers(current: 1, count: 1) == [1])
+        #expect(MirrorPublisher.pageNumbers(current: 5, count: 9) == Array(1...9))
+        #expect(MirrorPublisher.pageNumbers(current: 1, count: 10) == [1, 2, 3, 9, 10])
+        #expect(MirrorPublisher.pageNumbers(current: 6, count: 800) == [1, 2, 4, 5, 6, 7, 8, 799, 800])
+        #expect(MirrorPublisher.pageNumbers(current: 800, count: 800) == [1, 2, 798, 799, 800])
+        // Every page is reachable from the first by following links, and links to its neighbours.
+        for count in [10, 11, 50, 833] {
+            var reached: Set<Int> = [1]
+            var frontier = [1]
+            while let page = frontier.popLast() {
+                let links = MirrorPublisher.pageNumbers(current: page, count: count)
+                #expect(links.contains(page) && links.count <= 2 * MirrorPublisher.pageWindow + 5)
+                #expect(page == 1 || links.contains(page - 1))
+                #expect(page == count || links.contains(page + 1))
+                for link in links where reached.insert(link).inserted { frontier.append(link) }
+            }
+            #expect(reached == Set(1...count))
+        }
+
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
+            itemsPerPage: 1)
+        let manifest = Manifest(
+            source: "http://h/", generatedAt: Date(), items: (0..<40).map { item("t", number: $0) }, rejected: [])
+        let pages = publisher.render(manifest)
+        #expect(pages.count == 40)
+        let twentieth = pages[19]
+        for linked in [
+            "index.html", "page-2.html", "page-18.html", "page-19.html", "page-21.html", "page-22.html",
+            "page-39.html", "page-40.html",
+        ] {
+            #expect(twentieth.contains("href=\"\(linked)\""), "\(linked)")
+        }
+        #expect(!twentieth.contains("href=\"page-10.html\""))
+        #expect(twentieth.components(separatedBy: "<span class=\"gap\">").count == 3)
+        #expect(twentieth.contains("aria-current=\"page\">20<"))
+    }
+
     @Test("the manifest is sorted-key JSON with second-precision UTC dates and unescaped slashes")
     func manifestFormat() throws {
         let manifest = Manifest(
