@@ -48,27 +48,32 @@ struct PageFingerprints: Codable, Equatable {
     /// every value length-prefixed and tagged by type, so no two contexts hash alike.
     static func input(of context: [String: Any], templateSource: String) -> String {
         var hasher = SHA256()
-        func add(_ text: String) {
-            var length = UInt64(text.utf8.count).littleEndian
+        /// Hashes the length of `tag` + `text`, then both: the same bytes as hashing the
+        /// concatenation, without building it.
+        func add(_ text: String, tag: UInt8? = nil) {
+            var length = UInt64(text.utf8.count + (tag == nil ? 0 : 1)).littleEndian
             withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
+            if var tag { withUnsafeBytes(of: &tag) { hasher.update(bufferPointer: $0) } }
             var copy = text
             copy.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
+        // The most common types are tried first: a failed cast from `Any` to a collection type
+        // was most of the cost of fingerprinting a page.
         func add(value: Any) {
             switch value {
+            case let text as String: add(text, tag: UInt8(ascii: "s"))
+            case let number as Int: add("i\(number)")
+            case let flag as Bool: add(flag ? "t" : "f")
             case let dictionary as [String: Any]:
                 add("{\(dictionary.count)")
-                for key in dictionary.keys.sorted() {
+                for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
                     add(key)
-                    add(value: dictionary[key] as Any)
+                    add(value: value)
                 }
             case let array as [Any]:
                 add("[\(array.count)")
                 for element in array { add(value: element) }
-            case let text as String: add("s" + text)
-            case let number as Int: add("i\(number)")
             case let number as Int64: add("l\(number)")
-            case let flag as Bool: add(flag ? "t" : "f")
             default: add("?\(value)")
             }
         }
