@@ -184,9 +184,9 @@ struct HTTPImageSource: ImageSource {
         for (name, value) in session.requestHeaders(for: key, headers) { fields.add(name: name, value: value) }
         let answer = await client.get(key, headers: fields, conditional: request.validators != nil)
         let head: HTTPResponseHead
-        let buffer: ByteBuffer
+        let parts: [ByteBuffer]
         switch answer {
-        case .response(let responseHead, let body): (head, buffer) = (responseHead, body)
+        case .response(let responseHead, let body): (head, parts) = (responseHead, body)
         case .fallback: return .fallback
         case .timedOut(let stalled):
             // Final, as in the full client: the deadline and the speed limit are per item.
@@ -204,7 +204,7 @@ struct HTTPImageSource: ImageSource {
             do throws(HTTPSession.BodyError) {
                 var body = try ReceivedBody(headers: head.headers, key: key, maxSize: maxSize, into: directory)
                 defer { body.discard() }
-                try body.take(buffer)
+                for part in parts { try body.take(part) }
                 return .answered(.success(.file(try body.finish())))
             } catch {
                 switch error {

@@ -3,9 +3,10 @@ import NIOHTTP1
 
 /// What a pipelined GET got back.
 enum PipelinedResponse: Sendable {
-    /// A response: a 200's whole body when it fitted in the body limit, an empty buffer for
-    /// any other status (its body is read and dropped).
-    case complete(HTTPResponseHead, ByteBuffer)
+    /// A response: a 200's whole body when it fitted in the body limit, as the parts it arrived
+    /// in (slices of the connection's read buffers, never copied); no parts for any other status
+    /// (its body is read and dropped).
+    case complete(HTTPResponseHead, [ByteBuffer])
     /// A 200 this path does not handle (an encoded or oversized body): the caller asks again
     /// through async-http-client. `tooLarge`: the body was over the limit (the connection is gone).
     case unusual(HTTPResponseStatus, tooLarge: Bool)
@@ -42,7 +43,9 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var meter: TransferMeter?
         /// When the response's head arrived.
         var startedAt: NIODeadline?
-        var body: ByteBuffer?
+        /// The body's parts so far (nil: not collected), and their length.
+        var body: [ByteBuffer]?
+        var bodyBytes = 0
         /// The response is read to its end and dropped: the request goes to the full client.
         var unusual = false
     }
@@ -123,21 +126,24 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     endConnection(context)
                     return
                 }
-                queue[queue.startIndex].body = context.channel.allocator.buffer(capacity: declared)
+                // Kept as the parts that arrive: copying them into one buffer was a memmove of
+                // every body, a tenth of a cold sync of 50 KB images.
+                queue[queue.startIndex].body = []
                 let meter = TransferMeter(limit: lowSpeed)
                 meter.begin()
                 queue[queue.startIndex].meter = meter
             }
-        case .body(var part):
+        case .body(let part):
             guard !queue[queue.startIndex].unusual, queue[queue.startIndex].body != nil else { return }
             queue[queue.startIndex].meter?.add(part.readableBytes)
-            if queue[queue.startIndex].body!.readableBytes + part.readableBytes > bodyLimit {
+            if queue[queue.startIndex].bodyBytes + part.readableBytes > bodyLimit {
                 let pending = queue.removeFirst()
                 pending.promise.succeed(.unusual(.ok, tooLarge: true))
                 endConnection(context)
                 return
             }
-            queue[queue.startIndex].body!.writeBuffer(&part)
+            queue[queue.startIndex].bodyBytes += part.readableBytes
+            queue[queue.startIndex].body!.append(part)
         case .end:
             let pending = queue.removeFirst()
             guard let head = pending.head else {
@@ -149,7 +155,7 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if pending.unusual {
                 pending.promise.succeed(.unusual(head.status, tooLarge: false))
             } else {
-                pending.promise.succeed(.complete(head, pending.body ?? context.channel.allocator.buffer(capacity: 0)))
+                pending.promise.succeed(.complete(head, pending.body ?? []))
             }
             if !keepAlive {
                 // Requests sent behind this one will not be answered on this connection.

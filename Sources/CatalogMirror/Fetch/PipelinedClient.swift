@@ -40,8 +40,9 @@ final class PipelinedClient: Sendable {
 
     /// How a GET ended here.
     enum Answer: Sendable {
-        /// A response; a 200's body is complete in memory, other statuses have an empty body.
-        case response(HTTPResponseHead, ByteBuffer)
+        /// A response; a 200's body is complete in memory (the parts it arrived in), other
+        /// statuses have no body.
+        case response(HTTPResponseHead, [ByteBuffer])
         /// Too slow (`stalled`: under `--speed-limit` for `--speed-time`) or past the deadline.
         case timedOut(stalled: Bool)
         /// Ask async-http-client instead.

@@ -19,6 +19,9 @@ private final class BatchingServer: Sendable {
         case status(Int)
         /// A 304 that closes the connection.
         case notModifiedThenClose
+        /// A 200 of this many bytes (0, 1, 2, ... 250, 0, ...), sent in three writes 20 ms
+        /// apart; only as the last answer of a batch.
+        case okInPieces(Int)
     }
 
     let batch: Int
@@ -106,6 +109,18 @@ private final class BatchingServer: Sendable {
                     out.writeRepeatingByte(0x41, count: length)
                 case .status(let code):
                     out.writeString("HTTP/1.1 \(code) Whatever\r\nContent-Length: 2\r\n\r\nno")
+                case .okInPieces(let length):
+                    out.writeString("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n")
+                    let bytes = (0..<length).map { UInt8($0 % 251) }
+                    let third = length / 3
+                    out.writeBytes(bytes[..<third])
+                    let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                    for (index, piece) in [bytes[third..<2 * third], bytes[(2 * third)...]].enumerated() {
+                        let chunk = ByteBuffer(bytes: piece)
+                        context.eventLoop.scheduleTask(in: .milliseconds(20 * Int64(index + 1))) {
+                            loopBound.value.writeAndFlush(NIOAny(chunk), promise: nil)
+                        }
+                    }
                 }
                 answered += 1
                 if close { break }
@@ -178,7 +193,25 @@ private final class Tally: Sendable {
             Issue.record("a small 200 should be answered")
             return
         }
-        #expect(head.status == .ok && body.readableBytes == 100)
+        #expect(head.status == .ok && body.map(\.readableBytes).reduce(0, +) == 100)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("a body that arrives in several reads is handed back whole, in order, without being copied together")
+    func bodyInPieces() async throws {
+        let server = BatchingServer(batch: 1) { _ in .okInPieces(9_000) }
+        let port = try await server.start()
+        let client = client(bodyLimit: 16 * 1024)
+        guard case .response(let head, let parts) = await get(client, port: port, "/pieces", conditional: false) else {
+            Issue.record("a 200 in pieces should be answered")
+            return
+        }
+        #expect(head.status == .ok)
+        #expect(parts.count >= 3, "three writes 20 ms apart are three reads")
+        let received: [UInt8] = parts.flatMap { Array($0.readableBytesView) }
+        let sent: [UInt8] = (0..<9_000).map { UInt8($0 % 251) }
+        #expect(received == sent)
         await client.shutdown()
         await server.stop()
     }
