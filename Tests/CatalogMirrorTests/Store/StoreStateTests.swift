@@ -89,14 +89,20 @@ struct StoreStateTests {
         await ImageDatabase.close(try await ImageDatabase.open(layout))
     }
 
+    /// A source that answers every request at once with `bytes`.
+    static func openSource(_ bytes: [UInt8]) async -> CountingSource {
+        let source = CountingSource(bytes: bytes)
+        await source.latch.open()
+        return source
+    }
+
     @Test("a download is renamed once, from its staged name into images/, and re-hashed before a resume trusts it")
     func stagedOnceAndVerified() async throws {
         let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let layout = MirrorLayout(root: directory.url)
-        let source = CountingSource(bytes: png)
-        await source.latch.open()
+        let source = await Self.openSource(png)
         var storage = try await ImageDatabase.open(layout)
         var loader = ImageLoader(storage: storage, source: source)
         let keys = [CanonicalURL("http://h/a.png")!, CanonicalURL("http://h/b.png")!]
@@ -143,12 +149,10 @@ struct StoreStateTests {
 
     @Test("staged rows are committed every 64 downloads, and every second, without waiting for the run to end")
     func stagedRowsBatched() async throws {
-        let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let layout = MirrorLayout(root: directory.url)
-        let source = CountingSource(bytes: png)
-        await source.latch.open()
+        let source = await Self.openSource(SampleImage.bundled.first { $0.format == "png" }!.bytes)
         let storage = try await ImageDatabase.open(layout)
         let loader = ImageLoader(storage: storage, source: source)
         func committed() throws -> Int {
