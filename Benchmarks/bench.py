@@ -28,6 +28,7 @@ import tempfile
 import time
 
 import floors
+import outputs
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -208,7 +209,7 @@ SLOW_SECONDS = 120
 def run_size(n, reps, tools, binary, base):
     work = base / f"n{n}"
     site = work / "site"
-    shutil.rmtree(work / "out", ignore_errors=True)
+    outputs.set_aside(work / "out")
     site.mkdir(parents=True, exist_ok=True)
     sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n)], stdout=subprocess.DEVNULL)
     urls = (site / "urls.txt").read_text().replace("PORT", str(CLIENT["port"]))
@@ -223,10 +224,9 @@ def run_size(n, reps, tools, binary, base):
             for tool in tools:
                 if tool in slow:
                     continue
-                # A fresh directory per run, and nothing deleted until the size is done: on ext4
-                # without a journal, creating files right after deleting thousands makes the
-                # kernel skip every recently deleted inode, which charged whichever tool ran
-                # next with seconds that were not its own.
+                # A fresh directory per run, and nothing deleted until the whole benchmark is
+                # done (outputs.py: on ext4 without a journal, creating files right after
+                # deleting thousands charged whichever tool ran next with seconds not its own).
                 out = work / "out" / f"{tool}-{rep}"
                 out.mkdir(parents=True)
                 started = time.time()
@@ -252,7 +252,7 @@ def run_size(n, reps, tools, binary, base):
         floor["delay_ms"] = CLIENT["delay_ms"]  # the report is written after the proxy is gone
     finally:
         nginx.stop()
-        shutil.rmtree(work / "out", ignore_errors=True)
+        outputs.set_aside(work / "out")
     total_mb = sum(p.stat().st_size for p in (site / "gallery" / "img").iterdir()) / 1e6
     return samples, floor, total_mb, len(expected)
 
@@ -534,6 +534,8 @@ def main():
             print(table)
             (results / "feed.md").write_text("# Benchmark, one feed of N small images\n\n" + header() + table
                                              + "\n" + feed_regime.NOTES)
+    # Every output waited in the trash until nothing more was timed (outputs.py).
+    outputs.empty_trash(base)
 
 
 if __name__ == "__main__":

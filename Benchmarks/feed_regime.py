@@ -12,7 +12,6 @@ import collections
 import hashlib
 import os
 import random
-import shutil
 import statistics
 import struct
 import sys
@@ -20,6 +19,7 @@ import time
 import zlib
 
 import floors
+import outputs
 
 TOOLS = ["catalog-mirror", "aria2c", "wget2"]
 PHASES = ["cold", "no-op"]
@@ -134,7 +134,7 @@ def run(binary, base, reps, sizes, nginx_class, timed, port):
             expected = {hashlib.sha256(p.read_bytes()).digest() for p in files}
             facts[n] = {"bytes": sum(p.stat().st_size for p in files),
                         "feed bytes": (root / "feed" / f"feed-{n}.rss").stat().st_size}
-            shutil.rmtree(work / "out", ignore_errors=True)
+            outputs.set_aside(work / "out")
             slow = set()
             for rep in range(reps):
                 for tool in TOOLS:
@@ -162,7 +162,7 @@ def run(binary, base, reps, sizes, nginx_class, timed, port):
                     if time.time() - started > SLOW_SECONDS:
                         slow.add(tool)
             facts[n]["floor"] = floors.measure(files, "/feed/img/", f"http://127.0.0.1:{port}/", work, reps)
-            shutil.rmtree(work / "out", ignore_errors=True)
+            outputs.set_aside(work / "out")
     finally:
         nginx.stop()
     return samples, facts

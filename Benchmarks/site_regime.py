@@ -5,17 +5,18 @@ Both tools start at the site's index and must fetch the same set: every page (th
 A albums) and both renditions of every photo (the thumbnail `<img>` and the original it links to).
 Each repetition gets a fresh output directory, the two tools alternate which goes first, and
 `sync` runs before every timed run so nobody pays for the previous tool's write-back. Outputs are
-deleted only when the regime is done (see bench.py: on this VM's ext4, creating files right after
-deleting thousands charges the next run with someone else's deletions).
+deleted only when the whole benchmark is done (outputs.py: on this VM's ext4, creating files right
+after deleting thousands charges the next run with someone else's deletions).
 """
 import collections
 import hashlib
 import os
 import pathlib
-import shutil
 import statistics
 import subprocess
 import sys
+
+import outputs
 
 HERE = pathlib.Path(__file__).resolve().parent
 TOOLS = ["catalog-mirror", "wget2"]
@@ -86,7 +87,7 @@ def output_counts(out, expected):
 def run(binary, base, reps, albums, photos, nginx_class, timed, port):
     """Generate, serve and mirror the site; return (samples, site facts)."""
     work = base / f"site-{albums}x{photos}"
-    shutil.rmtree(work / "out", ignore_errors=True)
+    outputs.set_aside(work / "out")
     work.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, str(HERE / "make_site.py"), str(work), "--albums", str(albums),
                     "--photos", str(photos)], check=True)
@@ -122,7 +123,7 @@ def run(binary, base, reps, albums, photos, nginx_class, timed, port):
                       f"images {current}/{len(expected)} exit {status} load {load:.2f}", file=sys.stderr)
     finally:
         nginx.stop()
-        shutil.rmtree(work / "out", ignore_errors=True)
+        outputs.set_aside(work / "out")
     return samples, facts
 
 
