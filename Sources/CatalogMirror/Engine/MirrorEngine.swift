@@ -178,7 +178,7 @@ public struct MirrorEngine: Sendable {
         await loader.finishStreams()
         let fetchedAt = Date()
 
-        let catalog: [CanonicalURL: CatalogEntry]
+        let catalog: [CatalogEntry]
         let summary: CrawlSummary
         switch collected {
         case .failure(let error):
@@ -190,10 +190,10 @@ public struct MirrorEngine: Sendable {
         let previous = await storage.previousManifest
         var stored: [CanonicalURL: StoredImage] = [:]
         // Only a failed key can keep its previous file; nothing else needs the store again.
-        for (key, entry) in catalog {
-            if case .failed = entry.outcome { stored[key] = await storage.lookup(key) }
+        for entry in catalog {
+            if case .failed = entry.outcome { stored[entry.key] = await storage.lookup(entry.key) }
         }
-        let plan = PublishPlan(catalog: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
+        let plan = PublishPlan(entries: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
         guard !plan.items.isEmpty || !plan.probed.isEmpty else {
             // An empty or broken source never empties a mirror.
             let message = EmptyCrawl(source: source, summary: summary, plan: plan, keys: catalog.count).message
@@ -248,7 +248,7 @@ public struct MirrorEngine: Sendable {
     }
 
     private func report(
-        _ plan: PublishPlan, summary: CrawlSummary, catalog: [CanonicalURL: CatalogEntry], layout: MirrorLayout,
+        _ plan: PublishPlan, summary: CrawlSummary, catalog: [CatalogEntry], layout: MirrorLayout,
         startedAt: Date
     ) -> RunReport {
         let snapshot = progress.snapshot
@@ -273,12 +273,12 @@ public struct MirrorEngine: Sendable {
         return report
     }
 
-    /// Crawls, validates and loads; returns the catalog of every key seen.
+    /// Crawls, validates and loads; returns the catalog: an entry for every key seen.
     private func collect(
         crawler: Crawler, start: Handoff<FetchedDocument>, chain: any ValidationHandler, loader: ImageLoader,
         storage: DiskStorage,
         window: Int
-    ) async -> Result<([CanonicalURL: CatalogEntry], CrawlSummary), MirrorError> {
+    ) async -> Result<([CatalogEntry], CrawlSummary), MirrorError> {
         let channel = AsyncChannel<Discovery>()
         let concurrency = window
         let progress = self.progress
@@ -315,7 +315,9 @@ public struct MirrorEngine: Sendable {
                 return .streamEnded
             }
 
-            var catalog: [CanonicalURL: CatalogEntry] = [:]
+            // By the key's text: a `CanonicalURL` is 48 bytes, and this table's empty slots are
+            // that large too (7 MB at 50,000 keys).
+            var catalog: [String: CatalogEntry] = [:]
             var summary: CrawlSummary?
             var failure: MirrorError?
             var inFlight = 0
@@ -331,7 +333,7 @@ public struct MirrorEngine: Sendable {
                 case .download(let key, let outcome):
                     inFlight -= 1
                     configuration.logger.outcome(outcome, for: key)
-                    catalog[key]?.outcome = outcome
+                    catalog[key.string]?.outcome = outcome
                     switch outcome {
                     case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy:
                         progress.update { $0.failed += 1 }
@@ -377,7 +379,7 @@ public struct MirrorEngine: Sendable {
                 // The chain's duplicate rule is the one place a repeated key is recognised
                 // (`ValidationChain.make` asks it first): a repeat adds what this sighting says,
                 // and an accepted key's repeat is answered by the loader's memory.
-                if verdict == .duplicate, let entry = catalog[discovery.key] {
+                if verdict == .duplicate, let entry = catalog[discovery.key.string] {
                     entry.merge(reference)
                     entry.see(discovery)
                     if entry.verdict == .accepted, entry.isSentToLoader { await loader.answerFromMemory(entry.key) }
@@ -385,7 +387,7 @@ public struct MirrorEngine: Sendable {
                 }
                 let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
                 entry.see(discovery)
-                catalog[discovery.key] = entry
+                catalog[discovery.key.string] = entry
                 configuration.logger.verdict(verdict, for: discovery.key)
                 progress.update {
                     $0.keysFound += 1
@@ -401,7 +403,7 @@ public struct MirrorEngine: Sendable {
             if deferDownloads || !suspects.isEmpty, failure == nil, !Task.isCancelled {
                 while summary == nil, failure == nil, let completion = await group.next() { settle(completion) }
                 if let summary, failure == nil {
-                    let decorations = PhotoGroups(catalog: catalog, summary: summary).decorations
+                    let decorations = PhotoGroups(entries: catalog.values, summary: summary).decorations
                     // Only what has not been requested: a decoration already fetched is left out
                     // when the plan is made.
                     let unrequested = deferDownloads ? Array(catalog.values) : suspects
@@ -416,7 +418,7 @@ public struct MirrorEngine: Sendable {
                     let waiting =
                         deferDownloads
                         ? Self.largestRenditions(
-                            catalog: catalog, summary: summary, progress: progress, logger: configuration.logger)
+                            entries: catalog.values, summary: summary, progress: progress, logger: configuration.logger)
                         : suspects.filter { $0.verdict == .accepted }
                     for entry in waiting { await download(entry) }
                 }
@@ -431,7 +433,7 @@ public struct MirrorEngine: Sendable {
 
             if Task.isCancelled && failure == nil { failure = .cancelled }
             if let failure { return .failure(failure) }
-            return .success((catalog, summary ?? CrawlSummary()))
+            return .success((Array(catalog.values), summary ?? CrawlSummary()))
         }
     }
 
@@ -439,12 +441,12 @@ public struct MirrorEngine: Sendable {
     /// (by what the documents say, then the declared length, then the key); every other accepted
     /// rendition is rejected as `smaller-rendition`.
     static func largestRenditions(
-        catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary, progress: ProgressBoard, logger: Logger
+        entries: some Sequence<CatalogEntry>, summary: CrawlSummary, progress: ProgressBoard, logger: Logger
     ) -> [CatalogEntry] {
-        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        let groups = PhotoGroups(entries: entries, summary: summary)
         var chosen: [CatalogEntry] = []
         for photo in groups.photos {
-            let accepted = photo.keys.compactMap { catalog[$0] }.filter { $0.verdict == .accepted }
+            let accepted = photo.entries.filter { $0.verdict == .accepted }
             guard
                 let largest = accepted.max(by: { a, b in
                     let (sizeA, sizeB) = (a.largestSize, b.largestSize)

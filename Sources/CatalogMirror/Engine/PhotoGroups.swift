@@ -10,13 +10,26 @@
 struct PhotoGroups {
     /// One photo: its renditions and the page it was first found on.
     struct Photo {
-        var keys: [CanonicalURL]
+        /// The renditions, in key order.
+        var entries: [CatalogEntry]
+        var keys: [CanonicalURL] { entries.map(\.key) }
         /// The document number of the first page (in crawl order) where the photo was found;
         /// nil when it was found in feeds or sitemaps only.
         var album: Int?
     }
 
-    private(set) var photos: [Photo] = []
+    /// The photos, in the order of their first key.
+    struct Photos: RandomAccessCollection {
+        fileprivate let groups: PhotoGroups
+        var startIndex: Int { 0 }
+        var endIndex: Int { groups.photoAlbum.count }
+        subscript(position: Int) -> Photo { groups.photo(number: position) }
+    }
+
+    /// The catalog's entries in key order; a key's number is its position here.
+    let entries: [CatalogEntry]
+    /// The photos, each with its renditions in key order.
+    var photos: Photos { Photos(groups: self) }
     /// Keys that are the site's decoration, not photos: an image that is a photo of its own (no
     /// other rendition, no per-photo page) on at least 3 pages and at least half of the pages
     /// read (an arrow, a theme's fullscreen button), found in their markup only (not in a feed
@@ -26,41 +39,133 @@ struct PhotoGroups {
     /// names the album, not the photo.
     private var covers: Set<Local> = []
 
+    // Every per-key and per-photo table is an array indexed by number: at 50,000 keys the
+    // dictionaries and per-key arrays this replaced were 25 MB of a run's peak, now 3 MB.
+    /// The photo each key is a rendition of.
+    private var photoOfKey: [Int32] = []
+    /// Each photo's keys: `photoKeys[photoStart[p]..<photoStart[p + 1]]`.
+    private var photoKeys: [Int32] = []
+    private var photoStart: [Int32] = []
+    /// Each photo's album, or -1.
+    private var photoAlbum: [Int32] = []
+
     /// Whether `sighting` is an album's cover (a thumbnail linking to its album page).
     func isCover(_ sighting: CatalogEntry.Sighting) -> Bool {
         guard let photo = sighting.photo else { return false }
         return covers.contains(Local(document: sighting.document, photo: photo))
     }
-    /// By the key's text: a `CanonicalURL` key is 48 bytes and this map holds one per key seen
-    /// (11 MB of a 50,000-item run's peak, now less than half of that).
-    private var photoOfKey: [String: Int32] = [:]
 
     /// The photo `key` is a rendition of.
     func photo(of key: CanonicalURL) -> Photo? {
-        photoOfKey[key.string].map { photos[Int($0)] }
+        number(of: key).map { photo(number: Int(photoOfKey[$0])) }
     }
 
-    /// A photo of one document, as its reader numbered it.
-    private struct Local: Hashable {
-        var document: Int
-        var photo: Int
+    private func number(of key: CanonicalURL) -> Int? {
+        let index = entries.partitioningIndex { !($0.key < key) }
+        return index < entries.count && entries[index].key == key ? index : nil
     }
 
-    init(catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary) {
-        // The local photos each key belongs to, and the keys of each local photo.
-        var localsOfKey: [CanonicalURL: [Local]] = [:]
-        var keysOfLocal: [Local: [CanonicalURL]] = [:]
-        // Local photos a page shows as an image (not only a link to an image file).
-        var shown: Set<Local> = []
-        for entry in catalog.values {
-            for sighting in entry.sightings {
-                guard let photo = sighting.photo else { continue }
-                let local = Local(document: sighting.document, photo: photo)
-                if sighting.size.role <= .display { shown.insert(local) }
-                if localsOfKey[entry.key, default: []].last != local { localsOfKey[entry.key, default: []].append(local) }
-                if keysOfLocal[local]?.last != entry.key { keysOfLocal[local, default: []].append(entry.key) }
+    private func photo(number: Int) -> Photo {
+        let renditions = photoKeys[Int(photoStart[number])..<Int(photoStart[number + 1])].map { entries[Int($0)] }
+        let album = photoAlbum[number]
+        return Photo(entries: renditions, album: album < 0 ? nil : Int(album))
+    }
+
+    /// A photo of one document, as its reader numbered it: one word, ordered by document, then
+    /// photo, so the photos of one document are neighbours in a sorted array.
+    private struct Local: Hashable, Comparable {
+        let bits: UInt64
+
+        init(document: Int, photo: Int) {
+            bits = UInt64(UInt32(truncatingIfNeeded: document)) << 32 | UInt64(UInt32(truncatingIfNeeded: photo))
+        }
+
+        var document: Int { Int(bits >> 32) }
+        var photo: Int { Int(bits & 0xFFFF_FFFF) }
+
+        static func < (lhs: Local, rhs: Local) -> Bool { lhs.bits < rhs.bits }
+    }
+
+    /// Which keys show which local photos, both ways, over dense numbers (compressed rows: the
+    /// locals of key `k` are `localOfPair[keyStart[k]..<keyStart[k + 1]]`).
+    private struct Incidence {
+        /// Every local photo, sorted; a local's number is its position.
+        var locals: [Local] = []
+        var keyStart: [Int32] = [0]
+        var localOfPair: [Int32] = []
+        var localStart: [Int32] = []
+        var keyOfPair: [Int32] = []
+        /// Locals a page shows as an image (not only a link to an image file).
+        var shown: [Bool] = []
+
+        init(entries: [CatalogEntry]) {
+            var pairs: [Local] = []
+            var shownLocals: [Local] = []
+            var starts: [Int32] = [0]
+            starts.reserveCapacity(entries.count + 1)
+            for entry in entries {
+                let begin = pairs.count
+                for sighting in entry.sightings {
+                    guard let photo = sighting.photo else { continue }
+                    let local = Local(document: sighting.document, photo: photo)
+                    pairs.append(local)
+                    if sighting.size.role <= .display { shownLocals.append(local) }
+                }
+                // Each key's locals once, sorted (a key seen twice on one page is one photo there).
+                if pairs.count - begin > 1 {
+                    pairs[begin...].sort()
+                    var write = begin + 1
+                    for read in (begin + 1)..<pairs.count where pairs[read] != pairs[write - 1] {
+                        pairs[write] = pairs[read]
+                        write += 1
+                    }
+                    pairs.removeSubrange(write...)
+                }
+                starts.append(Int32(pairs.count))
+            }
+            keyStart = starts
+            locals = Array(Set(pairs)).sorted()
+            localOfPair = pairs.map { Int32(Self.index(of: $0, in: locals) ?? 0) }
+            shown = Array(repeating: false, count: locals.count)
+            for local in shownLocals { if let index = Self.index(of: local, in: locals) { shown[index] = true } }
+            // The keys of each local, in key order (a counting sort of the pairs by local).
+            var counts = Array(repeating: Int32(0), count: locals.count + 1)
+            for local in localOfPair { counts[Int(local) + 1] += 1 }
+            for index in 1..<counts.count { counts[index] += counts[index - 1] }
+            localStart = counts
+            var next = counts
+            keyOfPair = Array(repeating: 0, count: localOfPair.count)
+            for key in 0..<entries.count {
+                for pair in Int(keyStart[key])..<Int(keyStart[key + 1]) {
+                    let local = Int(localOfPair[pair])
+                    keyOfPair[Int(next[local])] = Int32(key)
+                    next[local] += 1
+                }
             }
         }
+
+        static func index(of local: Local, in locals: [Local]) -> Int? {
+            let index = locals.partitioningIndex { !($0 < local) }
+            return index < locals.count && locals[index] == local ? index : nil
+        }
+
+        func locals(ofKey key: Int) -> ArraySlice<Int32> { localOfPair[Int(keyStart[key])..<Int(keyStart[key + 1])] }
+        func keys(ofLocal local: Int) -> ArraySlice<Int32> { keyOfPair[Int(localStart[local])..<Int(localStart[local + 1])] }
+
+        /// The numbers of the locals of one document.
+        func locals(ofDocument document: Int) -> Range<Int> {
+            let first = locals.partitioningIndex { $0.document >= document }
+            let end = locals[first...].partitioningIndex { $0.document > document }
+            return first..<end
+        }
+    }
+
+    init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary) {
+        self.entries = entries.sorted { $0.key < $1.key }
+        let entries = self.entries
+        let graph = Incidence(entries: entries)
+        let keyCount = entries.count
+
         var linkOfLocal: [Local: CanonicalURL] = [:]
         for link in summary.photoLinks { linkOfLocal[Local(document: link.document, photo: link.photo)] = link.page }
         // A page with more than two photos that link to pages is an album page (Zenphoto's
@@ -75,73 +180,95 @@ struct PhotoGroups {
         // and never a per-photo page's main image. A thumbnail that links to its per-photo page
         // is a photo however often it shows (a small gallery's strip is on every page).
         let pages = summary.documents.values.filter { $0.kind == .page }.count
-        var frequent: Set<CanonicalURL> = []
+        var frequent = Array(repeating: false, count: keyCount)
         if pages >= 3 {
-            for (key, locals) in localsOfKey
-            where locals.allSatisfy({ keysOfLocal[$0] == [key] && !linksToPhotoPage($0) })
-                && catalog[key].map({ Self.isOnlyInMarkup($0, summary: summary) }) ?? false
-            {
-                let onPages = Set(locals.map(\.document).filter { summary.documents[$0]?.kind == .page }).count
-                if onPages >= 3, onPages * 2 >= pages { frequent.insert(key) }
+            for key in 0..<keyCount {
+                let locals = graph.locals(ofKey: key)
+                guard !locals.isEmpty,
+                    locals.allSatisfy({
+                        graph.keys(ofLocal: Int($0)).count == 1 && !linksToPhotoPage(graph.locals[Int($0)])
+                    }),
+                    Self.isOnlyInMarkup(entries[key], summary: summary)
+                else { continue }
+                let onPages = Set(
+                    locals.map { graph.locals[Int($0)].document }.filter { summary.documents[$0]?.kind == .page }
+                ).count
+                if onPages >= 3, onPages * 2 >= pages { frequent[key] = true }
             }
         }
 
         // Placeholders: keys whose local photos differ in more than two ways.
-        var placeholders: Set<CanonicalURL> = []
-        for (key, locals) in localsOfKey where locals.count > 2 {
+        var placeholder = Array(repeating: false, count: keyCount)
+        for key in 0..<keyCount where graph.locals(ofKey: key).count > 2 {
             var shapes: Set<String> = []
-            for local in locals {
-                let others = (keysOfLocal[local] ?? []).filter { $0 != key }.map(\.string).sorted()
-                shapes.insert(others.joined(separator: " ") + " -> " + (linkOfLocal[local]?.string ?? ""))
+            for local in graph.locals(ofKey: key) {
+                let others = graph.keys(ofLocal: Int(local)).filter { Int($0) != key }.map { entries[Int($0)].key.string }
+                    .sorted()
+                shapes.insert(others.joined(separator: " ") + " -> " + (linkOfLocal[graph.locals[Int(local)]]?.string ?? ""))
                 if shapes.count > 2 { break }
             }
-            if shapes.count > 2 { placeholders.insert(key) }
+            if shapes.count > 2 { placeholder[key] = true }
         }
 
-        var sets = DisjointSets()
-        var indexOfLocal: [Local: Int] = [:]
-        func index(_ local: Local) -> Int {
-            if let known = indexOfLocal[local] { return known }
-            let index = sets.add()
-            indexOfLocal[local] = index
-            return index
+        var sets = DisjointSets(count: graph.locals.count)
+        var joined = Array(repeating: false, count: graph.locals.count)
+        for key in 0..<keyCount where !placeholder[key] && !frequent[key] {
+            let locals = graph.locals(ofKey: key)
+            guard let first = locals.first else { continue }
+            for local in locals {
+                sets.union(Int(first), Int(local))
+                joined[Int(local)] = true
+            }
         }
-        for (key, locals) in localsOfKey where !placeholders.contains(key) && !frequent.contains(key) {
-            let first = index(locals[0])
-            for local in locals.dropFirst() { sets.union(first, index(local)) }
-        }
-        // A photo that links to a per-photo page is the same photo as that page's main image.
-        let localsOfDocument = Dictionary(grouping: keysOfLocal.keys, by: \.document)
-        for (local, target) in linkOfLocal {
-            guard indexOfLocal[local] != nil, let page = summary.pageNumbers[target], page != local.document else { continue }
-            let locals = (localsOfDocument[page] ?? []).filter { !(keysOfLocal[$0] ?? []).allSatisfy(frequent.contains) }
+        // A photo that links to a per-photo page is the same photo as that page's main image
+        // (links in document order, so which photos are joined never depends on hashing).
+        for (local, target) in linkOfLocal.sorted(by: { $0.key < $1.key }) {
+            guard let number = Incidence.index(of: local, in: graph.locals), joined[number],
+                let page = summary.pageNumbers[target], page != local.document
+            else { continue }
+            let candidates = graph.locals(ofDocument: page).filter { candidate in
+                !graph.keys(ofLocal: candidate).allSatisfy { frequent[Int($0)] }
+            }
             let main =
                 linksToPhotoPage(local)
-                ? Self.mainPhoto(of: locals, links: linkOfLocal, keys: keysOfLocal, shown: shown, catalog: catalog) : []
-            for photo in main { sets.union(index(local), index(photo)) }
+                ? Self.mainPhoto(of: candidates, graph: graph, links: linkOfLocal, entries: entries) : []
+            for photo in main {
+                sets.union(number, photo)
+                joined[photo] = true
+            }
             if main.isEmpty { covers.insert(local) }
         }
 
         // Components become photos, in key order so numbering does not depend on hashing.
-        var photoOfRoot: [Int: Int] = [:]
-        photoOfKey.reserveCapacity(catalog.count)
-        for key in catalog.keys.sorted() {
-            guard let entry = catalog[key] else { continue }
-            var number = photos.count
-            if !placeholders.contains(key), !frequent.contains(key), let locals = localsOfKey[key] {
-                let root = sets.find(index(locals[0]))
-                if let known = photoOfRoot[root] { number = known } else { photoOfRoot[root] = number }
+        var photoOfRoot = Array(repeating: Int32(-1), count: graph.locals.count)
+        photoOfKey = Array(repeating: 0, count: keyCount)
+        for key in 0..<keyCount {
+            var number = Int32(photoAlbum.count)
+            if !placeholder[key], !frequent[key], let first = graph.locals(ofKey: key).first {
+                let root = sets.find(Int(first))
+                if photoOfRoot[root] >= 0 { number = photoOfRoot[root] } else { photoOfRoot[root] = number }
             }
-            if number == photos.count { photos.append(Photo(keys: [], album: nil)) }
-            photos[number].keys.append(key)
+            if number == photoAlbum.count { photoAlbum.append(-1) }
+            photoOfKey[key] = number
             // SPEC: the album is the first page in crawl order where the photo was found, an
             // album's cover on its parent page included.
-            for sighting in entry.sightings where summary.documents[sighting.document]?.kind == .page {
-                photos[number].album = min(photos[number].album ?? .max, sighting.document)
+            for sighting in entries[key].sightings where summary.documents[sighting.document]?.kind == .page {
+                let album = Int32(sighting.document)
+                if photoAlbum[Int(number)] < 0 || album < photoAlbum[Int(number)] { photoAlbum[Int(number)] = album }
             }
-            photoOfKey[key.string] = Int32(number)
         }
-        decorations = Self.decorations(frequent: frequent, photos: photos, catalog: catalog)
+        // Each photo's keys, in key order (a counting sort of the keys by photo).
+        var starts = Array(repeating: Int32(0), count: photoAlbum.count + 1)
+        for photo in photoOfKey { starts[Int(photo) + 1] += 1 }
+        for index in 1..<starts.count { starts[index] += starts[index - 1] }
+        photoStart = starts
+        photoKeys = Array(repeating: 0, count: keyCount)
+        for key in 0..<keyCount {
+            let photo = Int(photoOfKey[key])
+            photoKeys[Int(starts[photo])] = Int32(key)
+            starts[photo] += 1
+        }
+        decorations = decorations(frequent: frequent)
     }
 
     /// True when every sighting of `entry` is in a page's own markup: an image a feed, a
@@ -152,34 +279,34 @@ struct PhotoGroups {
 
     /// The frequent images and the images every sighting marks as decoration; none when that
     /// would leave no photo.
-    private static func decorations(
-        frequent: Set<CanonicalURL>, photos: [Photo], catalog: [CanonicalURL: CatalogEntry]
-    ) -> Set<CanonicalURL> {
+    private func decorations(frequent: [Bool]) -> Set<CanonicalURL> {
         var found = frequent
-        for entry in catalog.values where !entry.sightings.isEmpty && entry.sightings.allSatisfy(\.isDecoration) {
-            found.insert(entry.key)
+        for (key, entry) in entries.enumerated() where !entry.sightings.isEmpty && entry.sightings.allSatisfy(\.isDecoration) {
+            found[key] = true
         }
-        let photosLeft = photos.contains { !$0.keys.allSatisfy(found.contains) }
-        return photosLeft ? found : []
+        let photosLeft = (0..<photoAlbum.count).contains { photo in
+            photoKeys[Int(photoStart[photo])..<Int(photoStart[photo + 1])].contains { !found[Int($0)] }
+        }
+        guard photosLeft else { return [] }
+        return Set(found.indices.filter { found[$0] }.map { entries[$0].key })
     }
 
     /// The main image of a per-photo page: its photos that do not link to another page when it
     /// shows at most one of them as an image (the others are links to image files, like
     /// lazygal's "Original picture"), or among several shown, the one whose largest rendition
     /// is larger than every other's. Empty when the page shows several photos alike (an album
-    /// page, not a per-photo page).
+    /// page, not a per-photo page). `locals` are numbers of one document's locals, in photo order.
     private static func mainPhoto(
-        of locals: [Local], links: [Local: CanonicalURL], keys: [Local: [CanonicalURL]], shown: Set<Local>,
-        catalog: [CanonicalURL: CatalogEntry]
-    ) -> [Local] {
-        let candidates = locals.filter { links[$0] == nil }.sorted { $0.photo < $1.photo }
-        switch candidates.filter(shown.contains).count {
+        of locals: [Int], graph: Incidence, links: [Local: CanonicalURL], entries: [CatalogEntry]
+    ) -> [Int] {
+        let candidates = locals.filter { links[graph.locals[$0]] == nil }
+        switch candidates.filter({ graph.shown[$0] }).count {
         case 0: return candidates.count == 1 ? candidates : []
         case 1: return candidates
         default: break
         }
-        let sized = candidates.map { local -> (Local, RenditionSize) in
-            let sizes = (keys[local] ?? []).compactMap { catalog[$0]?.largestSize }
+        let sized = candidates.map { local -> (Int, RenditionSize) in
+            let sizes = graph.keys(ofLocal: local).map { entries[Int($0)].largestSize }
             return (local, sizes.max() ?? RenditionSize(role: .thumbnail))
         }.sorted { $0.1 > $1.1 }
         return sized[0].1 > sized[1].1 ? [sized[0].0] : []
@@ -188,20 +315,26 @@ struct PhotoGroups {
 
 /// Union-find over dense indices, with path halving and union by size.
 struct DisjointSets {
-    private var parent: [Int] = []
-    private var size: [Int] = []
+    private var parent: [Int32]
+    private var size: [Int32]
+
+    /// `count` elements, each in a set of its own.
+    init(count: Int = 0) {
+        parent = (0..<Int32(count)).map { $0 }
+        size = Array(repeating: 1, count: count)
+    }
 
     mutating func add() -> Int {
-        parent.append(parent.count)
+        parent.append(Int32(parent.count))
         size.append(1)
         return parent.count - 1
     }
 
     mutating func find(_ element: Int) -> Int {
         var current = element
-        while parent[current] != current {
-            parent[current] = parent[parent[current]]
-            current = parent[current]
+        while Int(parent[current]) != current {
+            parent[current] = parent[Int(parent[current])]
+            current = Int(parent[current])
         }
         return current
     }
@@ -211,7 +344,27 @@ struct DisjointSets {
         var b = find(second)
         guard a != b else { return }
         if size[a] < size[b] { swap(&a, &b) }
-        parent[b] = a
+        parent[b] = Int32(a)
         size[a] += size[b]
+    }
+}
+
+extension RandomAccessCollection {
+    /// The first index whose element is in the second part of a collection partitioned by
+    /// `isInSecondPart` (every element for which it is false comes first): a binary search.
+    func partitioningIndex(where isInSecondPart: (Element) throws -> Bool) rethrows -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if try isInSecondPart(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
     }
 }

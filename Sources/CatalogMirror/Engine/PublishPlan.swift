@@ -25,11 +25,11 @@ struct PublishPlan {
     var siteTitle: String?
 
     /// - Parameters:
-    ///   - catalog: every key the run saw, with its verdict and outcome.
+    ///   - entries: every key the run saw, with its verdict and outcome.
     ///   - previous: the last run's manifest.
     ///   - stored: the store's record of a key whose file is still in place.
     init(
-        catalog: [CanonicalURL: CatalogEntry], previous: PreviousManifest?, stored: (CanonicalURL) -> StoredImage?,
+        entries: [CatalogEntry], previous: PreviousManifest?, stored: (CanonicalURL) -> StoredImage?,
         summary: CrawlSummary
     ) {
         // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
@@ -38,11 +38,11 @@ struct PublishPlan {
         previousIndex.reserveCapacity(previousItems.count)
         for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
         warnings = summary.warnings + summary.pageFailures
-        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        let groups = PhotoGroups(entries: entries, summary: summary)
         // The last run's items in full: read only if a key keeps its published file.
         var previousFull: [String: Manifest.Item]?
-        items.reserveCapacity(catalog.count)
-        for entry in catalog.values.sorted(by: { $0.key < $1.key }) {
+        items.reserveCapacity(entries.count)
+        for entry in groups.entries {
             let key = entry.key.string
             let before = previousIndex[key].map { previousItems[$0] }
             if groups.decorations.contains(entry.key), entry.verdict == .accepted {
@@ -91,7 +91,7 @@ struct PublishPlan {
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))
         }
         siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
-        describePhotos(groups: groups, catalog: catalog, summary: summary)
+        describePhotos(groups: groups, summary: summary)
         let published = Set(items.map(\.key))
         removed = (previous?.items ?? []).map(\.key).filter { !published.contains($0) }.sorted {
             $0.utf8.lexicographicallyPrecedes($1.utf8)
@@ -103,16 +103,14 @@ struct PublishPlan {
 
     /// Gives each item its photo's album, title and metadata, and each smaller rendition the key
     /// of its photo's largest published rendition (`variantOf`); lists the albums.
-    private mutating func describePhotos(
-        groups: PhotoGroups, catalog: [CanonicalURL: CatalogEntry], summary: CrawlSummary
-    ) {
+    private mutating func describePhotos(groups: PhotoGroups, summary: CrawlSummary) {
         var indexOfKey: [String: Int] = [:]
         for (index, item) in items.enumerated() { indexOfKey[item.key] = index }
         var albumNumbers: Set<Int> = []
         for photo in groups.photos {
-            let published = photo.keys.filter { indexOfKey[$0.string] != nil }
+            let entries = photo.entries
+            let published = entries.filter { indexOfKey[$0.key.string] != nil }
             guard !published.isEmpty else { continue }
-            let entries = photo.keys.compactMap { catalog[$0] }
             // The photo's label: the best title a sighting of any rendition gave it (the first
             // of the best kind, in document order), an album's cover aside: its title names the
             // album. Fields from all renditions.
@@ -131,17 +129,17 @@ struct PublishPlan {
                 }
             }
             var metadata: [String: String] = [:]
-            for entry in entries.sorted(by: { $0.key < $1.key }) { metadata.merge(entry.metadata) { current, _ in current } }
+            for entry in entries { metadata.merge(entry.metadata) { current, _ in current } }
             let largest = published.max { a, b in
-                let (sizeA, sizeB) = (catalog[a]?.largestSize ?? .init(), catalog[b]?.largestSize ?? .init())
+                let (sizeA, sizeB) = (a.largestSize, b.largestSize)
                 if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
-                let (bytesA, bytesB) = (items[indexOfKey[a.string] ?? 0].bytes, items[indexOfKey[b.string] ?? 0].bytes)
+                let (bytesA, bytesB) = (items[indexOfKey[a.key.string] ?? 0].bytes, items[indexOfKey[b.key.string] ?? 0].bytes)
                 if bytesA != bytesB { return bytesA < bytesB }
-                return a > b
-            }
+                return a.key > b.key
+            }?.key
             let album = photo.album.flatMap { summary.documents[$0] }
             if let number = photo.album, album != nil { albumNumbers.insert(number) }
-            for key in published {
+            for key in published.map(\.key) {
                 guard let index = indexOfKey[key.string] else { continue }
                 items[index].album = album?.url.string
                 items[index].variantOf = key == largest ? nil : largest?.string

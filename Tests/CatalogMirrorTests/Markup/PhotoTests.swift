@@ -151,7 +151,7 @@ struct PhotoTests {
             try link(page, 1, "a/slide_1.html")
             try link(page, 2, "a/slide_2.html")
         }
-        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
         let photos = groups.photos.map { Set($0.keys.map { String($0.string.dropFirst("http://h/g/".count)) }) }
         #expect(
             Set(photos) == [["a/thumb_1.jpg", "a/scaled_1.jpg", "a/1.jpg"], ["a/thumb_2.jpg", "a/scaled_2.jpg", "a/2.jpg"]])
@@ -223,7 +223,7 @@ struct PhotoTests {
             try see("listed.jpg", document, 5, fromData: true)
         }
         try see("spinner.gif", 1, 3, decorative: true)
-        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
         #expect(groups.decorations.map(\.string).sorted() == ["http://h/arrow.png", "http://h/spinner.gif"])
         // The arrow joins no photo even though every page shows it.
         #expect(groups.photo(of: try #require(CanonicalURL("http://h/arrow.png")))?.keys.count == 1)
@@ -271,7 +271,7 @@ struct PhotoTests {
         }
         var summary = CrawlSummary()
         summary.documents[0] = .init(url: try #require(CanonicalURL("http://h/")), kind: .page)
-        let groups = PhotoGroups(catalog: catalog, summary: summary)
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
         #expect(groups.photos.count == 4)
         #expect(groups.photos.allSatisfy { $0.keys.count == 1 })
     }
