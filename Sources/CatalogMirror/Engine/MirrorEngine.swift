@@ -174,20 +174,20 @@ public struct MirrorEngine: Sendable {
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
         let collected = await collect(
-            crawler: crawler, start: start, chain: chain, loader: loader, storage: storage, window: window)
+            crawler: crawler, start: start, chain: consume chain, loader: loader, storage: storage, window: window)
         await loader.finishStreams()
         let fetchedAt = Date()
 
-        let catalog: [CatalogEntry]
+        var catalog: [CatalogEntry]
         let summary: CrawlSummary
-        switch collected {
+        switch consume collected {
         case .failure(let error):
             return .failure(Stop(error: error, removesCreated: true))
         case .success(let result):
             (catalog, summary) = result
         }
 
-        let previous = await storage.previousManifest
+        var previous = await storage.takePreviousManifest()
         var stored: [CanonicalURL: StoredImage] = [:]
         // Only a failed key can keep its previous file; nothing else needs the store again.
         for entry in catalog {
@@ -200,6 +200,11 @@ public struct MirrorEngine: Sendable {
             return .failure(Stop(error: .sourceUnavailable(message), removesCreated: true))
         }
         let previousCount = previous?.items.count ?? 0
+        // What the plan was made of is not needed to publish it: freed now, not after the
+        // pages and the manifest are written (at 50,000 items, 40 MB of the peak).
+        let keyCount = catalog.count
+        catalog = []
+        previous = nil
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
             // Nothing is published or deleted; verified downloads stay in the journal for the next run.
             return .failure(
@@ -215,7 +220,7 @@ public struct MirrorEngine: Sendable {
             }
             await cache.save()
         }
-        var result = report(plan, summary: summary, catalog: catalog, layout: layout, startedAt: startedAt)
+        var result = report(plan, summary: summary, keys: keyCount, layout: layout, startedAt: startedAt)
         result.phases = [
             "crawl": (progress.snapshot.crawlFinishedAt ?? fetchedAt).timeIntervalSince(startedAt),
             "fetch": fetchedAt.timeIntervalSince(startedAt), "publish": Date().timeIntervalSince(startedAt),
@@ -248,7 +253,7 @@ public struct MirrorEngine: Sendable {
     }
 
     private func report(
-        _ plan: PublishPlan, summary: CrawlSummary, catalog: [CatalogEntry], layout: MirrorLayout,
+        _ plan: PublishPlan, summary: CrawlSummary, keys: Int, layout: MirrorLayout,
         startedAt: Date
     ) -> RunReport {
         let snapshot = progress.snapshot
@@ -258,7 +263,7 @@ public struct MirrorEngine: Sendable {
             source: configuration.source.string, output: layout.root.path, startedAt: Timestamp.truncated(startedAt),
             finishedAt: Timestamp.truncated(finishedAt), durationSeconds: finishedAt.timeIntervalSince(startedAt),
             exitStatus: failedTotal > 0 || !summary.pageFailures.isEmpty ? 1 : 0, pages: summary.pages,
-            feeds: summary.feeds, keys: catalog.count, published: plan.items.count, downloaded: snapshot.downloaded,
+            feeds: summary.feeds, keys: keys, published: plan.items.count, downloaded: snapshot.downloaded,
             memoryHits: snapshot.memoryHits, diskHits: snapshot.diskHits, bytesDownloaded: snapshot.bytes,
             rejected: plan.policy, failed: plan.failed, warnings: Array(plan.warnings.prefix(50)), error: nil)
         report.dryRun = configuration.dryRun

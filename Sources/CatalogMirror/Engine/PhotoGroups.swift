@@ -12,6 +12,8 @@ struct PhotoGroups {
     struct Photo {
         /// The renditions, in key order.
         var entries: [CatalogEntry]
+        /// Their numbers: positions in `PhotoGroups.entries`.
+        var numbers: ArraySlice<Int32>
         var keys: [CanonicalURL] { entries.map(\.key) }
         /// The document number of the first page (in crawl order) where the photo was found;
         /// nil when it was found in feeds or sitemaps only.
@@ -66,9 +68,9 @@ struct PhotoGroups {
     }
 
     private func photo(number: Int) -> Photo {
-        let renditions = photoKeys[Int(photoStart[number])..<Int(photoStart[number + 1])].map { entries[Int($0)] }
+        let numbers = photoKeys[Int(photoStart[number])..<Int(photoStart[number + 1])]
         let album = photoAlbum[number]
-        return Photo(entries: renditions, album: album < 0 ? nil : Int(album))
+        return Photo(entries: numbers.map { entries[Int($0)] }, numbers: numbers, album: album < 0 ? nil : Int(album))
     }
 
     /// A photo of one document, as its reader numbered it: one word, ordered by document, then

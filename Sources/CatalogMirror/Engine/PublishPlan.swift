@@ -34,17 +34,42 @@ struct PublishPlan {
     ) {
         // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
         let previousItems = previous?.items ?? []
-        var previousIndex: [String: Int] = [:]
-        previousIndex.reserveCapacity(previousItems.count)
-        for (index, item) in previousItems.enumerated() where previousIndex[item.key] == nil { previousIndex[item.key] = index }
+        // The last run's items in key order (positions, first of equal keys first), walked
+        // beside the catalog, which is in key order too: a dictionary of them and a set of the
+        // published keys were 5 MB of a 50,000-item run's peak.
+        let order = previousItems.indices.sorted { a, b in
+            let (first, second) = (previousItems[a].key.utf8, previousItems[b].key.utf8)
+            return first.elementsEqual(second) ? a < b : first.lexicographicallyPrecedes(second)
+        }
+        var republished = [Bool](repeating: false, count: order.count)
+        var cursor = 0
+        /// The position in `order` of the first previous item with `key`, if there is one.
+        func previousPosition(of key: String) -> Int? {
+            while cursor < order.count, previousItems[order[cursor]].key.utf8.lexicographicallyPrecedes(key.utf8) {
+                cursor += 1
+            }
+            return cursor < order.count && previousItems[order[cursor]].key.utf8.elementsEqual(key.utf8) ? cursor : nil
+        }
+        /// Marks every previous item with the key at `position` as published again.
+        func republish(_ position: Int?) {
+            guard var next = position else { return }
+            let key = previousItems[order[next]].key.utf8
+            while next < order.count, previousItems[order[next]].key.utf8.elementsEqual(key) {
+                republished[next] = true
+                next += 1
+            }
+        }
+        // Where each entry's item is, by the entry's number in `groups.entries`.
+        var itemOfEntry = [Int32](repeating: -1, count: entries.count)
         warnings = summary.warnings + summary.pageFailures
         let groups = PhotoGroups(entries: entries, summary: summary)
         // The last run's items in full: read only if a key keeps its published file.
         var previousFull: [String: Manifest.Item]?
         items.reserveCapacity(entries.count)
-        for entry in groups.entries {
+        for (number, entry) in groups.entries.enumerated() {
             let key = entry.key.string
-            let before = previousIndex[key].map { previousItems[$0] }
+            let position = previousPosition(of: key)
+            let before = position.map { previousItems[order[$0]] }
             if groups.decorations.contains(entry.key), entry.verdict == .accepted {
                 // Fetched before the crawl was over and the decoration known: not published,
                 // and the next publish step removes its file.
@@ -53,6 +78,8 @@ struct PublishPlan {
                 continue
             }
             if let image = entry.stored {
+                itemOfEntry[number] = Int32(items.count)
+                republish(position)
                 items.append(
                     Manifest.Item(
                         key: key, path: image.path, sha256: image.sha256, bytes: image.byteCount, contentType: image.contentType,
@@ -82,6 +109,8 @@ struct PublishPlan {
                 if let before, let image = stored(entry.key), !image.isStaged, image.sha256 == before.sha256 {
                     if previousFull == nil { previousFull = previous?.fullItems() ?? [:] }
                     if let item = previousFull?[key] {
+                        itemOfEntry[number] = Int32(items.count)
+                        republish(position)
                         items.append(item)
                         kept.append(key)
                         continue
@@ -91,11 +120,8 @@ struct PublishPlan {
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))
         }
         siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
-        describePhotos(groups: groups, summary: summary)
-        let published = Set(items.map(\.key))
-        removed = (previous?.items ?? []).map(\.key).filter { !published.contains($0) }.sorted {
-            $0.utf8.lexicographicallyPrecedes($1.utf8)
-        }
+        describePhotos(groups: groups, itemOfEntry: itemOfEntry, summary: summary)
+        removed = order.indices.filter { !republished[$0] }.map { previousItems[order[$0]].key }
         if summary.unusableReferences > 0 {
             warnings.append("\(summary.unusableReferences) image references had URLs that could not be read")
         }
@@ -103,13 +129,14 @@ struct PublishPlan {
 
     /// Gives each item its photo's album, title and metadata, and each smaller rendition the key
     /// of its photo's largest published rendition (`variantOf`); lists the albums.
-    private mutating func describePhotos(groups: PhotoGroups, summary: CrawlSummary) {
-        var indexOfKey: [String: Int] = [:]
-        for (index, item) in items.enumerated() { indexOfKey[item.key] = index }
+    private mutating func describePhotos(groups: PhotoGroups, itemOfEntry: [Int32], summary: CrawlSummary) {
         var albumNumbers: Set<Int> = []
         for photo in groups.photos {
             let entries = photo.entries
-            let published = entries.filter { indexOfKey[$0.key.string] != nil }
+            // (item, entry) of each published rendition.
+            let published = zip(photo.numbers, entries).compactMap { number, entry in
+                itemOfEntry[Int(number)] < 0 ? nil : (item: Int(itemOfEntry[Int(number)]), entry: entry)
+            }
             guard !published.isEmpty else { continue }
             // The photo's label: the best title a sighting of any rendition gave it (the first
             // of the best kind, in document order), an album's cover aside: its title names the
@@ -131,16 +158,16 @@ struct PublishPlan {
             var metadata: [String: String] = [:]
             for entry in entries { metadata.merge(entry.metadata) { current, _ in current } }
             let largest = published.max { a, b in
-                let (sizeA, sizeB) = (a.largestSize, b.largestSize)
+                let (sizeA, sizeB) = (a.entry.largestSize, b.entry.largestSize)
                 if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
-                let (bytesA, bytesB) = (items[indexOfKey[a.key.string] ?? 0].bytes, items[indexOfKey[b.key.string] ?? 0].bytes)
+                let (bytesA, bytesB) = (items[a.item].bytes, items[b.item].bytes)
                 if bytesA != bytesB { return bytesA < bytesB }
-                return a.key > b.key
-            }?.key
+                return a.entry.key > b.entry.key
+            }?.entry.key
             let album = photo.album.flatMap { summary.documents[$0] }
             if let number = photo.album, album != nil { albumNumbers.insert(number) }
-            for key in published.map(\.key) {
-                guard let index = indexOfKey[key.string] else { continue }
+            for (index, entry) in published {
+                let key = entry.key
                 items[index].album = album?.url.string
                 items[index].variantOf = key == largest ? nil : largest?.string
                 // Every title comes with a sighting: none left means only covers named it.
