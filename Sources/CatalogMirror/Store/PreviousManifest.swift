@@ -18,12 +18,6 @@ struct PreviousManifest: Sendable {
         var firstSeen: Date
     }
 
-    private struct Fields: Decodable {
-        var schema: String
-        var items: [Item]
-        var rejected: [Manifest.Rejection]
-    }
-
     /// Every item, in the manifest's order (by key).
     let items: [Item]
     /// Keys the last run rejected as decoration (never requested again).
@@ -34,13 +28,43 @@ struct PreviousManifest: Sendable {
     /// The manifest at `url`; nil when there is none or it cannot be read (a first run, or a
     /// damaged file: the run then treats every key as new and removes nothing).
     static func read(from url: URL) -> PreviousManifest? {
-        guard let data = FileManager.default.contents(atPath: url.path),
-            let fields = try? JSONCoding.decode(Fields.self, from: data), fields.schema == Manifest.schemaName
-        else { return nil }
-        return PreviousManifest(
-            items: fields.items,
-            decorations: fields.rejected.filter { $0.reason == RejectionReason.decoration.rawValue }.map(\.key), url: url)
+        // Read a member at a time, its items a batch at a time: decoded whole, the file and the
+        // decoder's map of it were 50 MB of a 50,000-item re-sync's peak.
+        var items: [Item] = []
+        var decorations: [String] = []
+        var batch: [UInt8] = []
+        var batched = 0
+        func decodeBatch() throws {
+            guard batched > 0 else { return }
+            batch.append(UInt8(ascii: "]"))
+            items += try JSONCoding.decode([Item].self, from: Data(batch))
+            batch.removeAll(keepingCapacity: true)
+            batched = 0
+        }
+        do {
+            let members = try JSONMemberScanner.scan(file: url.path, arrays: ["items", "rejected"]) { member, bytes in
+                if member == "items" {
+                    batch.append(batched == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+                    batch.append(contentsOf: bytes)
+                    batched += 1
+                    if batched == batchSize { try decodeBatch() }
+                } else {
+                    let rejection = try JSONCoding.decode(Manifest.Rejection.self, from: Data(bytes))
+                    if rejection.reason == RejectionReason.decoration.rawValue { decorations.append(rejection.key) }
+                }
+            }
+            try decodeBatch()
+            guard let schema = members["schema"], members["items"] != nil, members["rejected"] != nil,
+                try JSONCoding.decode(String.self, from: Data(schema)) == Manifest.schemaName
+            else { return nil }
+        } catch {
+            return nil
+        }
+        return PreviousManifest(items: items, decorations: decorations, url: url)
     }
+
+    /// Items decoded at once.
+    private static let batchSize = 512
 
     /// The last run's items in full, by key, read again from the file; nil when it no longer reads.
     func fullItems() -> [String: Manifest.Item]? {

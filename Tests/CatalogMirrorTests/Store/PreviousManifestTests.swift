@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("The previous manifest, read a member at a time")
+struct PreviousManifestTests {
+    static func manifest(items count: Int) -> Manifest {
+        let items = (0..<count).map { (index: Int) -> Manifest.Item in
+            // Text that looks like structure: brackets, braces, commas, quotes and escapes.
+            let title: String? = index % 3 == 0 ? nil : "T\(index) \"[{,}]\" \\\" \\ ] caf\u{00E9} \u{1F600}"
+            let metadata: [String: String]? = index % 2 == 0 ? nil : ["items": "[1, 2]", "x": "}{"]
+            return Manifest.Item(
+                key: "http://h/img/\(index).png?q=%5B\(index)%5D", path: "images/\(index)-0123456789.png",
+                sha256: String(repeating: String(index % 10), count: 64), bytes: Int64(index * 1000),
+                contentType: "image/png", title: title, metadata: metadata, album: index % 4 == 0 ? "http://h/a/" : nil,
+                etag: "\"e\(index)\"", lastModified: nil, firstSeen: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
+                lastChecked: Date(timeIntervalSince1970: 1_700_000_100))
+        }
+        return Manifest(
+            source: "http://h/", title: "A \"gallery\" [1]", generatedAt: Date(timeIntervalSince1970: 1_700_000_200),
+            items: items,
+            rejected: [
+                .init(key: "http://h/arrow.png", reason: "decoration"), .init(key: "http://h/x.svg", reason: "unsupported-type"),
+                .init(key: "http://h/spin.gif", reason: "decoration"),
+            ],
+            albums: [.init(url: "http://h/a/", title: "A, [b]")])
+    }
+
+    @Test("same keys, hashes and dates as decoding the file whole, across batch edges", arguments: [0, 1, 511, 512, 513, 1100])
+    func sameAsWhole(count: Int) throws {
+        let manifest = Self.manifest(items: count)
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("manifest.json")
+        try manifest.encoded().write(to: url)
+        let previous = try #require(PreviousManifest.read(from: url))
+        #expect(previous.items.map(\.key) == manifest.items.map(\.key))
+        #expect(previous.items.map(\.sha256) == manifest.items.map(\.sha256))
+        #expect(previous.items.map(\.firstSeen) == manifest.items.map(\.firstSeen))
+        #expect(previous.decorations == ["http://h/arrow.png", "http://h/spin.gif"])
+    }
+
+    @Test("elements and members come out the same in any chunk size, whatever the member order and spacing")
+    func chunks() throws {
+        let encoded = try [UInt8](Self.manifest(items: 40).encoded())
+        let reordered = Array(
+            #" { "rejected" : [ {"key":"k\"]","reason":"decoration"} , "s" ] ,"n":-1.5e3,"o":{"a":[1,{"b":"}"}]},"#.utf8)
+            + Array(#""items":[],"schema":"x\\\"y" }  "#.utf8)
+        for document in [encoded, reordered] {
+            var whole: [String] = []
+            let members = try JSONMemberScanner.scan(document, arrays: ["items", "rejected"]) { member, bytes in
+                whole.append(member + " " + String(decoding: bytes, as: UTF8.self))
+            }
+            for size in [1, 2, 3, 7, 64, 4096] {
+                var pieces: [String] = []
+                let chunked = try JSONMemberScanner.scan(document, chunkSize: size, arrays: ["items", "rejected"]) {
+                    member, bytes in pieces.append(member + " " + String(decoding: bytes, as: UTF8.self))
+                }
+                #expect(pieces == whole, "chunk size \(size)")
+                #expect(chunked == members, "chunk size \(size)")
+            }
+            if document == reordered {
+                #expect(whole == [#"rejected {"key":"k\"]","reason":"decoration"}"#, #"rejected "s""#])
+                #expect(members["n"].map { String(decoding: $0, as: UTF8.self) } == "-1.5e3")
+                #expect(members["o"].map { String(decoding: $0, as: UTF8.self) } == #"{"a":[1,{"b":"}"}]}"#)
+                #expect(members["schema"].map { String(decoding: $0, as: UTF8.self) } == #""x\\\"y""#)
+                #expect(members["items"] == [])
+            } else {
+                let items = whole.filter { $0.hasPrefix("items ") }.map { Data($0.utf8.dropFirst("items ".count)) }
+                #expect(try items.map { try JSONCoding.decode(Manifest.Item.self, from: $0) } == Self.manifest(items: 40).items)
+            }
+        }
+    }
+
+    @Test("a damaged, truncated or foreign file is no previous manifest, never a crash")
+    func damaged() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("manifest.json")
+        let encoded = try [UInt8](Self.manifest(items: 3).encoded())
+        // Every prefix that cuts the document short.
+        for length in stride(from: 0, to: encoded.count - 2, by: 1) {
+            try Data(encoded[..<length]).write(to: url)
+            #expect(PreviousManifest.read(from: url) == nil, "first \(length) bytes")
+        }
+        let foreign = [
+            "[1, 2]", "{} x", "{\"schema\": \"other\", \"items\": [], \"rejected\": []}",
+            "{\"schema\": \"\(Manifest.schemaName)\", \"items\": []}", "{\"schema\": \"\(Manifest.schemaName)\", \"items\": {}}",
+            "{\"schema\": \"\(Manifest.schemaName)\", \"items\": [{\"key\": 1}], \"rejected\": []}",
+            "{\"schema\": \"\(Manifest.schemaName)\", \"items\": [}, \"rejected\": []}", "{\"schema\" \"x\"}", "",
+        ]
+        for text in foreign {
+            try Data(text.utf8).write(to: url)
+            #expect(PreviousManifest.read(from: url) == nil, "\(text)")
+        }
+        try Data("{\"schema\": \"\(Manifest.schemaName)\", \"items\": [], \"rejected\": []}".utf8).write(to: url)
+        #expect(PreviousManifest.read(from: url)?.items.isEmpty == true)
+    }
+}
