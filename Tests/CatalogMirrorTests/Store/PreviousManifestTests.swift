@@ -43,8 +43,9 @@ struct PreviousManifestTests {
     @Test("elements and members come out the same in any chunk size, whatever the member order and spacing")
     func chunks() throws {
         let encoded = try [UInt8](Self.manifest(items: 40).encoded())
-        let reordered = Array(
-            #" { "rejected" : [ {"key":"k\"]","reason":"decoration"} , "s" ] ,"n":-1.5e3,"o":{"a":[1,{"b":"}"}]},"#.utf8)
+        let reordered =
+            Array(
+                #" { "rejected" : [ {"key":"k\"]","reason":"decoration"} , "s" ] ,"n":-1.5e3,"o":{"a":[1,{"b":"}"}]},"#.utf8)
             + Array(#""items":[],"schema":"x\\\"y" }  "#.utf8)
         for document in [encoded, reordered] {
             var whole: [String] = []
