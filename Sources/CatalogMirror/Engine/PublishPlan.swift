@@ -87,10 +87,10 @@ struct PublishPlan {
                         lastModified: image.lastModified, firstSeen: before?.firstSeen ?? image.firstSeen,
                         lastChecked: image.lastChecked))
                 if image.isStaged { staged.append(entry.key) }
-                switch before?.sha256 {
-                case nil: added.append(key)
-                case image.sha256: unchanged.append(key)
-                default: replaced.append(key)
+                if let before {
+                    if before.hasSHA256(image.sha256) { unchanged.append(key) } else { replaced.append(key) }
+                } else {
+                    added.append(key)
                 }
                 continue
             }
@@ -106,7 +106,7 @@ struct PublishPlan {
                 failed[reason.rawValue, default: 0] += 1
                 if case .failed(let failure) = entry.outcome { warnings.append(failure.detail) }
                 // A key still listed but failing this run keeps its published file.
-                if let before, let image = stored(entry.key), !image.isStaged, image.sha256 == before.sha256 {
+                if let before, let image = stored(entry.key), !image.isStaged, before.hasSHA256(image.sha256) {
                     if previousFull == nil { previousFull = previous?.fullItems() ?? [:] }
                     if let item = previousFull?[key] {
                         itemOfEntry[number] = Int32(items.count)

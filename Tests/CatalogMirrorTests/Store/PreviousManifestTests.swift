@@ -36,6 +36,16 @@ struct PreviousManifestTests {
         let previous = try #require(PreviousManifest.read(from: url))
         #expect(previous.items.map(\.key) == manifest.items.map(\.key))
         #expect(previous.items.map(\.sha256) == manifest.items.map(\.sha256))
+        #expect(zip(previous.items, manifest.items).allSatisfy { $0.hasSHA256($1.sha256) })
+        #expect(previous.items.allSatisfy { !$0.hasSHA256(String(repeating: "f", count: 64)) })
+        // A hash that is not 64 lower-case hex digits is compared as written.
+        for written in ["ab", String(repeating: "A", count: 64), String(repeating: "0", count: 65), ""] {
+            let item = PreviousManifest.Item(key: "k", sha256: written, firstSeen: Date())
+            #expect(item.sha256 == written && item.hasSHA256(written))
+            #expect(!item.hasSHA256(String(repeating: "0", count: 64)))
+        }
+        let digits = "0123456789abcdef0000000000000000fedcba98765432100000000000000001"
+        #expect(PreviousManifest.Item(key: "k", sha256: digits, firstSeen: Date()).sha256 == digits)
         #expect(previous.items.map(\.firstSeen) == manifest.items.map(\.firstSeen))
         #expect(previous.decorations == ["http://h/arrow.png", "http://h/spin.gif"])
     }
