@@ -74,21 +74,10 @@ extension JSONValue {
     static func nesting(of bytes: [UInt8], limit: Int) -> Int {
         var depth = 0
         var deepest = 0
-        var inString = false
-        var escaped = false
+        var strings = JSONStrings()
         for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+            if strings.take(byte) { continue }
             switch byte {
-            case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 if depth > deepest {

@@ -56,8 +56,7 @@ struct JSONMemberScanner {
     private var members: [String: [UInt8]] = [:]
     /// Nesting inside the top-level object (1 in it, 2 in a member's array or object...).
     private var depth = 0
-    private var inString = false
-    private var escaped = false
+    private var strings = JSONStrings()
     /// The member being read, and the bytes of its value (or of the current array element).
     private var key: [UInt8] = []
     private var memberName = ""
@@ -77,7 +76,7 @@ struct JSONMemberScanner {
         var index = 0
         // Where the bytes being collected into `piece` (or `key`) start in this chunk: at its
         // first byte when a key, value or element goes on from the chunk before.
-        let goesOn = (state == .key && inString) || state == .member || (state == .arrayElement && inElement)
+        let goesOn = (state == .key && strings.isInside) || state == .member || (state == .arrayElement && inElement)
         var collectFrom: Int? = goesOn ? 0 : nil
         func flush(upTo end: Int) {
             guard let start = collectFrom else { return }
@@ -86,19 +85,13 @@ struct JSONMemberScanner {
         }
         while index < bytes.count {
             let byte = bytes[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    if state == .key {
-                        flush(upTo: index)
-                        memberName = String(decoding: key, as: UTF8.self)
-                        key.removeAll(keepingCapacity: true)
-                        state = .colon
-                    }
+            if strings.isInside {
+                _ = strings.take(byte)
+                if !strings.isInside && state == .key {
+                    flush(upTo: index)
+                    memberName = String(decoding: key, as: UTF8.self)
+                    key.removeAll(keepingCapacity: true)
+                    state = .colon
                 }
                 index += 1
                 continue
@@ -112,8 +105,7 @@ struct JSONMemberScanner {
                     throw Malformed()
                 }
             case .key:
-                if byte == UInt8(ascii: "\"") {
-                    inString = true
+                if strings.take(byte) {
                     collectFrom = index + 1
                 } else if byte == UInt8(ascii: "}") && members.isEmpty {
                     depth = 0
@@ -153,8 +145,8 @@ struct JSONMemberScanner {
                     continue  // read again as the element's first byte
                 }
                 let isClose = byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}")
-                if byte == UInt8(ascii: "\"") {
-                    inString = true
+                if strings.take(byte) {
+                    // A string begins.
                 } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
                     depth += 1
                 } else if isClose && depth > level {
@@ -195,6 +187,29 @@ struct JSONMemberScanner {
             index += 1
         }
         flush(upTo: bytes.count)
+    }
+}
+
+/// Whether a stream of JSON bytes is inside a string literal, a byte at a time (escapes
+/// included): what both `JSONMemberScanner` and `JSONValue.nesting` need to tell structure from text.
+struct JSONStrings {
+    private(set) var isInside = false
+    private var escaped = false
+
+    /// Takes the next byte; true when it belongs to a string literal, its quotes included.
+    mutating func take(_ byte: UInt8) -> Bool {
+        if isInside {
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                isInside = false
+            }
+            return true
+        }
+        isInside = byte == UInt8(ascii: "\"")
+        return isInside
     }
 }
 
