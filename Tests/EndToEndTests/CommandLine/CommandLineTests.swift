@@ -43,8 +43,9 @@ struct Binary {
         _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdout: Any = FileHandle.nullDevice,
         stderr: Any = FileHandle.nullDevice
     ) throws -> Running {
+        let executable: URL = try #require(url, "build the catalog-mirror executable first (swift build)")
         let process = Process()
-        process.executableURL = try #require(url, "build the catalog-mirror executable first (swift build)")
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         process.currentDirectoryURL = directory
