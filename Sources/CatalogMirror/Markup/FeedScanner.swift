@@ -97,7 +97,7 @@ public enum FeedScanner {
         if hasMarkup || (contains(UInt8(ascii: "&"), in: text) && (isHTML || hasEntity(text))),
             let document = try? MarkupDocument.html(Array(("<body>" + text).utf8), url: "", encoding: "UTF-8")
         {
-            result = document.root?.text ?? text
+            result = document.root?.readableText ?? text
         }
         let collapsed = result.collapsingWhitespace
         // At most 1,000 characters: a text of at most 1,000 bytes has no more (and is not copied).

@@ -152,6 +152,70 @@ struct MarkupNode {
         return String(cString: content).collapsingWhitespace
     }
 
+    /// The text of this node's descendants as a reader sees it, whitespace collapsed: block
+    /// elements and `<br>` separate words (`xmlNodeGetContent` runs "<p>One</p><p>Two</p>"
+    /// together as "OneTwo"), scripts and styles are no text, and a link to an image file that
+    /// only says "Full size" or "Download" is left out (sigal puts one before each description).
+    var readableText: String {
+        var out: [UInt8] = []
+        func append(_ text: UnsafePointer<xmlChar>) {
+            var byte = text
+            while byte.pointee != 0 {
+                out.append(byte.pointee)
+                byte += 1
+            }
+        }
+        var current = pointer.pointee.children
+        while let node = current {
+            var descend = false
+            switch node.pointee.type {
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                if let content = node.pointee.content { append(content) }
+            case XML_ELEMENT_NODE:
+                let element = MarkupNode(pointer: node)
+                let name = element.name
+                if Self.separatingElements.contains(name) { out.append(0x20) }
+                if name == "script" || name == "style" || name == "template" {
+                    break
+                } else if name == "a", let href = element.attribute("href"), HTMLScanner.hasImageExtension(href),
+                    PageReading.isStockText(element.text)
+                {
+                    out.append(0x20)
+                } else {
+                    descend = node.pointee.children != nil
+                }
+            default:
+                break
+            }
+            if descend {
+                current = node.pointee.children
+                continue
+            }
+            // Next in document order; leaving a block element separates what follows it.
+            var climbing = node
+            current = nil
+            while true {
+                if let next = climbing.pointee.next {
+                    current = next
+                    break
+                }
+                guard let parent = climbing.pointee.parent, parent != pointer else { break }
+                if let name = parent.pointee.name, Self.separatingElements.contains(String(cString: name)) {
+                    out.append(0x20)
+                }
+                climbing = parent
+            }
+        }
+        return String(decoding: out, as: UTF8.self).collapsingWhitespace
+    }
+
+    /// Elements that begin and end a run of text: a word never joins across them.
+    private static let separatingElements: Set<String> = [
+        "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure", "footer",
+        "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
+        "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+    ]
+
     /// The text of this node and its descendants exactly as written (a script's source, whose
     /// line breaks end its `//` comments).
     var rawText: String {

@@ -9,6 +9,33 @@ struct HTMLScannerTests {
         try HTMLScanner.scan(Array(html.utf8), url: "http://example.com/gallery/", encoding: encoding)
     }
 
+    @Test("HTML in catalog text reads as a reader sees it: blocks and <br> separate words, a stock link to the image goes")
+    func readableText() {
+        let cases: [(String, String?)] = [
+            // sigal's galleria description: a "Full size" link to the original, then the text.
+            (
+                "<a href='original/alpine-lake.jpg'>Full size</a><br><p>A photo called Alpine Lake at Dawn.</p>",
+                "A photo called Alpine Lake at Dawn."
+            ),
+            ("<a href='original/autumn-maple.jpg'>Full size</a>", nil),
+            ("<p>One</p><p>Two</p>Three", "One Two Three"),
+            ("Line<br>break<br/>again", "Line break again"),
+            ("<ul><li>a</li><li>b</li></ul>c<h2>d</h2><table><tr><td>e</td><td>f</td></tr></table>", "a b c d e f"),
+            // Inline elements join as written; only block edges separate.
+            ("caf<b>é</b> au <span>lait</span>, <em>s</em>ure", "café au lait, sure"),
+            ("<script>var x = '<p>no</p>';</script><style>p{}</style>Text", "Text"),
+            // A link that says something, or a stock link to a page, stays.
+            ("<a href='big/sunset.jpg'>Sunset at sea</a>", "Sunset at sea"),
+            ("<a href='slide_2.html'>Full size</a> view", "Full size view"),
+            ("<div><div><p>deep</p></div>er</div>", "deep er"),
+            ("Fish &amp; chips &eacute;t&eacute;", "Fish & chips été"),
+            ("plain text, no markup", "plain text, no markup"),
+        ]
+        for (html, text) in cases {
+            #expect(FeedScanner.plainText(html, isHTML: true) == text, "\(html)")
+        }
+    }
+
     @Test("finds src, srcset, lazy variants, picture sources and image links")
     func findsEveryImageForm() throws {
         let page = try scan(

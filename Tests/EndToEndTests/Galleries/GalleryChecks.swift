@@ -9,6 +9,7 @@ struct MirrorManifest: Decodable {
         var title: String?
         var album: String?
         var variantOf: String?
+        var metadata: [String: String]?
     }
 
     struct Album: Decodable {
@@ -79,6 +80,13 @@ struct GalleryChecks {
                 decorations.contains(item.key)
                     ? "published \(item.key), a decoration of the site (icon, arrow, spinner), not a photo"
                     : "published \(item.key), which is no photo of the source")
+        }
+        // Catalog text as a person reads it: not a generator's "Full size" link to the original
+        // (sigal's galleria theme puts one in every description, run together with the text).
+        for item in manifest.items {
+            for (field, value) in item.metadata ?? [:] where value.hasPrefix("Full size") {
+                problems.append("\(item.key): \(field) is \"\(value)\", which starts with a link's text")
+            }
         }
         return (found, problems)
     }
