@@ -21,7 +21,7 @@ header:not(:has(.crumbs)) h1 { margin-top: 1.5rem; }
 .albums ul ul { padding-left: 1.5rem; border-left: 2px solid var(--line); margin: 0.25rem 0 0.25rem 1.5rem; }
 .albums li { margin: 0.35rem 0; }
 .albums a { display: inline-flex; align-items: center; gap: 0.6rem; text-decoration: none; color: inherit; font-weight: 600; }
-.albums img { width: auto; height: auto; max-width: 4rem; max-height: 4rem; border-radius: 4px; }
+.albums img { width: 4rem; height: 4rem; object-fit: cover; border-radius: 4px; flex: none; }
 .count { color: var(--muted); font-size: 0.85rem; }
 .albums + .grid { margin-top: 2rem; }
 .grid { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--gap);
