@@ -55,13 +55,9 @@ struct GeneratedGalleryTests {
 
     @Test("every photo is published once, with its largest rendition, album and title", arguments: GalleryFixtures.all)
     func mirrorsEveryPhoto(name: String) async throws {
-        let (site, truth) = try await GalleryFixtures.gallery(name)
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let mirror = directory.url.appendingPathComponent("mirror")
-        let server = StaticSiteServer(directory: site, mount: GalleryFixtures.mount(name))
-        try await server.run { base in
-            let result = try await Binary.run(["sync", base + truth.start, "--out", mirror.path], in: directory.url)
+        try await withGallery(name) { run in
+            let (truth, base, mirror) = (run.truth, run.base, run.mirror)
+            let result = try await run.sync()
             #expect(result.status == 0, "\(name): sync exited \(result.status): \(result.stderr.suffix(800))")
             let manifest = try #require(
                 try? MirrorManifest(mirror: mirror), "\(name): no manifest.json; sync said: \(result.stderr.suffix(800))")
@@ -82,18 +78,14 @@ struct GeneratedGalleryTests {
 
     @Test("a second sync sends only conditional requests for what it has and changes nothing", arguments: GalleryFixtures.all)
     func resyncIsConditional(name: String) async throws {
-        let (site, truth) = try await GalleryFixtures.gallery(name)
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let mirror = directory.url.appendingPathComponent("mirror")
-        let server = StaticSiteServer(directory: site, mount: GalleryFixtures.mount(name))
-        try await server.run { base in
-            let first = try await Binary.run(["sync", base + truth.start, "--out", mirror.path], in: directory.url)
+        try await withGallery(name) { run in
+            let (server, mirror) = (run.server, run.mirror)
+            let first = try await run.sync()
             try #require(first.status == 0, "\(name): first sync exited \(first.status): \(first.stderr.suffix(600))")
             let before = try publishedFiles(mirror)
             let firstRun = server.log
             let fetched = Set(firstRun.filter { $0.method == "GET" && $0.status == 200 }.map(\.path))
-            let second = try await Binary.run(["sync", base + truth.start, "--out", mirror.path], in: directory.url)
+            let second = try await run.sync()
             #expect(second.status == 0, "\(name): second sync exited \(second.status): \(second.stderr.suffix(600))")
             let secondRun = server.log.dropFirst(firstRun.count)
             let unconditional = secondRun.filter { fetched.contains($0.path) && !$0.isConditional }.map(\.path)
@@ -110,13 +102,9 @@ struct GeneratedGalleryTests {
 
     @Test("a gallery with no image exits 3, writes nothing and says what it read")
     func sourceWithNoImage() async throws {
-        let (site, truth) = try await GalleryFixtures.gallery("no-image")
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let mirror = directory.url.appendingPathComponent("mirror")
-        let server = StaticSiteServer(directory: site, mount: "/")
-        try await server.run { base in
-            let result = try await Binary.run(["sync", base + truth.start, "--out", mirror.path], in: directory.url)
+        try await withGallery("no-image") { run in
+            let (server, mirror) = (run.server, run.mirror)
+            let result = try await run.sync()
             #expect(result.status == 3, "sync exited \(result.status): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: mirror.path), "the mirror directory was created")
             let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("warning") }
@@ -124,6 +112,31 @@ struct GeneratedGalleryTests {
             let line = lines.last.map(String.init) ?? ""
             #expect(line.contains("2 pages"), "the error line does not say that 2 pages were read: \(line)")
             #expect(server.log.contains { $0.path == "/about.html" }, "about.html was not read")
+        }
+    }
+
+    /// One gallery served for one test: what it must give, where it is served, and where it is mirrored.
+    private struct GalleryRun: Sendable {
+        let truth: GalleryTruth
+        let server: StaticSiteServer
+        let base: String
+        let directory: URL
+        var mirror: URL { directory.appendingPathComponent("mirror") }
+
+        /// `catalog-mirror sync` of the gallery's start page into `mirror`.
+        func sync() async throws -> Binary.Result {
+            try await Binary.run(["sync", base + truth.start, "--out", mirror.path], in: directory)
+        }
+    }
+
+    /// Serves fixture gallery `name` for `body`, in a temporary directory removed afterwards.
+    private func withGallery(_ name: String, _ body: @Sendable (GalleryRun) async throws -> Void) async throws {
+        let (site, truth) = try await GalleryFixtures.gallery(name)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = StaticSiteServer(directory: site, mount: GalleryFixtures.mount(name))
+        try await server.run { base in
+            try await body(GalleryRun(truth: truth, server: server, base: base, directory: directory.url))
         }
     }
 
