@@ -28,7 +28,7 @@ struct NetworkOptions: ParsableArguments, Encodable {
         transform: SavedForm.header)
     var header: [String] = []
 
-    @Option(help: ArgumentHelp("Send this User-Agent. (default: catalog-mirror/VERSION)", valueName: "STRING"))
+    @Option(help: ArgumentHelp("Send this User-Agent. (default: \(FetchConfiguration().userAgent))", valueName: "STRING"))
     var userAgent: String?
 
     @Option(
