@@ -42,7 +42,8 @@ struct PhotoGroups {
     private var covers: Set<Local> = []
 
     // Every per-key and per-photo table is an array indexed by number: at 50,000 keys the
-    // dictionaries and per-key arrays this replaced were 25 MB of a run's peak, now 3 MB.
+    // dictionaries and per-key arrays this replaced were 32 MB of a run's peak, now under 1 MB
+    // (heaptrack, `Benchmarks/results/feed-memory.md`).
     /// The photo each key is a rendition of.
     private var photoOfKey: [Int32] = []
     /// Each photo's keys: `photoKeys[photoStart[p]..<photoStart[p + 1]]`.
