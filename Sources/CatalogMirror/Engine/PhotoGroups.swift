@@ -115,19 +115,14 @@ struct PhotoGroups {
                     if sighting.size.role <= .display { shownLocals.append(local) }
                 }
                 // Each key's locals once, sorted (a key seen twice on one page is one photo there).
-                if pairs.count - begin > 1 {
-                    pairs[begin...].sort()
-                    var write = begin + 1
-                    for read in (begin + 1)..<pairs.count where pairs[read] != pairs[write - 1] {
-                        pairs[write] = pairs[read]
-                        write += 1
-                    }
-                    pairs.removeSubrange(write...)
-                }
+                Self.sortOnce(&pairs, from: begin)
                 starts.append(Int32(pairs.count))
             }
             keyStart = starts
-            locals = Array(Set(pairs)).sorted()
+            // Sorted, each once (a set of them first cost a hash table as large again).
+            var unique = pairs
+            Self.sortOnce(&unique, from: 0)
+            locals = unique
             localOfPair = pairs.map { Int32(Self.index(of: $0, in: locals) ?? 0) }
             shown = Array(repeating: false, count: locals.count)
             for local in shownLocals { if let index = Self.index(of: local, in: locals) { shown[index] = true } }
@@ -145,6 +140,18 @@ struct PhotoGroups {
                     next[local] += 1
                 }
             }
+        }
+
+        /// Sorts `array[start...]` and keeps each value there once.
+        static func sortOnce(_ array: inout [Local], from start: Int) {
+            guard array.count - start > 1 else { return }
+            array[start...].sort()
+            var write = start + 1
+            for read in (start + 1)..<array.count where array[read] != array[write - 1] {
+                array[write] = array[read]
+                write += 1
+            }
+            array.removeSubrange(write...)
         }
 
         static func index(of local: Local, in locals: [Local]) -> Int? {
