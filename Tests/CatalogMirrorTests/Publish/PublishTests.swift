@@ -114,14 +114,20 @@ struct PublishTests {
         }
     }
 
-    @Test("pages link to each other with relative links only")
-    func pagination() throws {
+    /// The pages of a site of `count` items titled "t", `perPage` to a page, as rendered by the
+    /// embedded template.
+    func renderedPages(items count: Int, perPage: Int) throws -> [String] {
         let publisher = MirrorPublisher(
             layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
-            itemsPerPage: 2)
+            itemsPerPage: perPage)
         let manifest = Manifest(
-            source: "http://h/", generatedAt: Date(), items: (0..<5).map { item("t", number: $0) }, rejected: [])
-        let pages = publisher.render(manifest)
+            source: "http://h/", generatedAt: Date(), items: (0..<count).map { item("t", number: $0) }, rejected: [])
+        return publisher.render(manifest)
+    }
+
+    @Test("pages link to each other with relative links only")
+    func pagination() throws {
+        let pages = try renderedPages(items: 5, perPage: 2)
         #expect(pages.count == 3)
         #expect(pages[0].contains("href=\"page-2.html\""))
         #expect(pages[2].contains("href=\"index.html\""))
@@ -153,12 +159,7 @@ struct PublishTests {
             #expect(reached == Set(1...count))
         }
 
-        let publisher = MirrorPublisher(
-            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: try SiteTemplate.embedded(),
-            itemsPerPage: 1)
-        let manifest = Manifest(
-            source: "http://h/", generatedAt: Date(), items: (0..<40).map { item("t", number: $0) }, rejected: [])
-        let pages = publisher.render(manifest)
+        let pages = try renderedPages(items: 40, perPage: 1)
         #expect(pages.count == 40)
         let twentieth = pages[19]
         for linked in [
