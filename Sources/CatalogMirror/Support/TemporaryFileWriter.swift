@@ -69,10 +69,14 @@ final class TemporaryFileWriter {
 
     /// Closes the file. With `flush` (the default) the bytes are first flushed to stable storage,
     /// so a rename after this publishes complete bytes; the store passes false for downloads and
-    /// flushes them all at once before publishing.
+    /// flushes them all at once before publishing (their writing is started here).
     func finish(flush: Bool = true) throws {
         guard descriptor >= 0 else { return }
-        if flush, fsync(descriptor) != 0 { throw WriteError(errno: errno) }
+        if flush {
+            if fsync(descriptor) != 0 { throw WriteError(errno: errno) }
+        } else {
+            FileSystem.startWriteback(descriptor)
+        }
         let result = close(descriptor)
         descriptor = -1
         if result != 0 { throw WriteError(errno: errno) }
