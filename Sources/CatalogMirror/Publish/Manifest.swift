@@ -75,12 +75,10 @@ public struct Manifest: Codable, Sendable, Equatable {
         return output
     }
 
-    /// Hands the encoded manifest to `sink` piece by piece, with the items encoded a batch at a
-    /// time: `JSONEncoder` builds a tree of the whole value first, which for 10,000 items was the
-    /// run's peak memory (20 MB for a 5 MB file). The skeleton (every field, no items) and each
-    /// batch come from `JSONCoding`; a batch's lines move two spaces right, to the depth the
-    /// items have in the whole document (JSON strings cannot hold a raw newline, so lines are
-    /// exactly the encoder's lines). The result equals `JSONCoding.encode(self)` (tested).
+    /// Hands the encoded manifest to `sink` piece by piece. The skeleton (every field, no
+    /// items) comes from `JSONCoding`; the items are written here, 256 at a time, in the
+    /// encoder's exact format (`Item.write(into:)`). The result equals `JSONCoding.encode(self)`
+    /// (tested).
     public func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         func emit(_ bytes: some DataProtocol) throws {
             for region in bytes.regions { try region.withUnsafeBytes { try sink($0) } }
@@ -95,60 +93,19 @@ public struct Manifest: Codable, Sendable, Equatable {
         }
         try emit(empty[..<slot.lowerBound])
         try emit(Data("\n  \"items\" : [\n".utf8))
-        let batchSize = 256
-        for start in stride(from: 0, to: items.count, by: batchSize) {
-            let batch = try JSONCoding.encode(Array(items[start..<min(start + batchSize, items.count)]))
-            try emit(Self.indentedElements(batch, first: start == 0))
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(256 * 768)
+        for (index, item) in items.enumerated() {
+            if index > 0 { buffer.append(contentsOf: [0x2C, 0x0A]) }
+            item.write(into: &buffer)
+            if buffer.count >= 128 * 1024 {
+                try buffer.withUnsafeBytes { try sink($0) }
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
-        try emit(Data("\n  ]".utf8))
+        buffer.append(contentsOf: Array("\n  ]".utf8))
+        try buffer.withUnsafeBytes { try sink($0) }
         try emit(empty[slot.upperBound...])
-    }
-
-    /// The elements of `array`, a pretty-printed JSON array followed by a newline
-    /// (`"[\n  {\n ... \n  }\n]\n"`), without its brackets and with every line indented by two
-    /// more spaces, so that they sit inside the manifest's `items`; preceded by `",\n"` unless
-    /// they are the `first`. One pass over the bytes (splitting into lines was a tenth of a
-    /// no-op sync).
-    static func indentedElements(_ array: Data, first: Bool) -> [UInt8] {
-        array.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> [UInt8] in
-            // "[\n" before the elements, "\n]\n" after them.
-            guard raw.count > 5, let base = raw.baseAddress else { return [] }
-            let body = UnsafeRawBufferPointer(start: base + 2, count: raw.count - 5)
-            var newlines = 0
-            var cursor = body.baseAddress!
-            let end = cursor + body.count
-            while let found = memchr(cursor, 0x0A, end - cursor) {
-                newlines += 1
-                cursor = UnsafeRawPointer(found) + 1
-            }
-            let prefix: [UInt8] = first ? [0x20, 0x20] : [0x2C, 0x0A, 0x20, 0x20]
-            return [UInt8](unsafeUninitializedCapacity: prefix.count + body.count + 2 * newlines) { out, count in
-                var written = 0
-                func put(_ source: UnsafeRawPointer, _ length: Int) {
-                    guard length > 0 else { return }
-                    UnsafeMutableRawPointer(out.baseAddress! + written).copyMemory(from: source, byteCount: length)
-                    written += length
-                }
-                func indent() {
-                    out[written] = 0x20
-                    out[written + 1] = 0x20
-                    written += 2
-                }
-                for byte in prefix {
-                    out[written] = byte
-                    written += 1
-                }
-                var lineStart = body.baseAddress!
-                while let found = memchr(lineStart, 0x0A, end - lineStart) {
-                    let next = UnsafeRawPointer(found) + 1
-                    put(lineStart, next - lineStart)
-                    indent()
-                    lineStart = next
-                }
-                put(lineStart, end - lineStart)
-                count = written
-            }
-        }
     }
 
     /// Reads the manifest at `url`.
@@ -254,4 +211,104 @@ public enum Timestamp {
     public static func truncated(_ date: Date) -> Date {
         Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
+}
+
+extension Manifest.Item {
+    /// The item as `JSONCoding` writes it inside the manifest's `items` (indented four spaces,
+    /// its fields six), appended to `out`.
+    ///
+    /// Written by hand because `JSONEncoder` first builds a tree of boxed values for every item
+    /// and then sorts each object's keys: that was 6 % of a no-op sync of 2,000 images, for a
+    /// schema fixed here. The format is the encoder's (FoundationEssentials `JSONWriter`):
+    /// `"key" : value`, keys in UTF-8 byte order, fields that are nil left out, `/` not escaped,
+    /// control characters as `\b \f \n \r \t` or `\u00XX`, everything else as its UTF-8 bytes.
+    /// `PublishTests` checks the output against the encoder's on awkward values.
+    func write(into out: inout [UInt8]) {
+        var first = true
+        func field(_ name: StaticString) {
+            out.append(contentsOf: first ? Self.openObject : Self.nextField)
+            first = false
+            out.append(0x22)
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: Self.separator)
+        }
+        func string(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            field(name)
+            JSONText.appendQuoted(value, to: &out)
+        }
+        // In UTF-8 byte order of the names, as `.sortedKeys` puts them.
+        string("album", album)
+        field("bytes")
+        out.append(contentsOf: String(bytes).utf8)
+        string("contentType", contentType)
+        string("etag", etag)
+        string("firstSeen", Timestamp.string(firstSeen))
+        string("key", key)
+        string("lastChecked", Timestamp.string(lastChecked))
+        string("lastModified", lastModified)
+        if let metadata {
+            field("metadata")
+            out.append(0x7B)
+            if metadata.isEmpty {
+                out.append(contentsOf: [0x0A, 0x0A, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x7D])
+            } else {
+                var firstEntry = true
+                for (name, value) in metadata.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                    out.append(contentsOf: firstEntry ? Self.openNested : Self.nextNested)
+                    firstEntry = false
+                    JSONText.appendQuoted(name, to: &out)
+                    out.append(contentsOf: [0x20, 0x3A, 0x20])
+                    JSONText.appendQuoted(value, to: &out)
+                }
+                out.append(contentsOf: Self.closeNested)
+            }
+        }
+        string("path", path)
+        string("sha256", sha256)
+        string("title", title)
+        string("variantOf", variantOf)
+        out.append(contentsOf: Self.closeObject)
+    }
+
+    /// `    {` and the first field's indent.
+    private static let openObject = Array("    {\n      ".utf8)
+    private static let nextField = Array(",\n      ".utf8)
+    private static let separator = Array("\" : ".utf8)
+    private static let closeObject = Array("\n    }".utf8)
+    private static let openNested = Array("\n        ".utf8)
+    private static let nextNested = Array(",\n        ".utf8)
+    private static let closeNested = Array("\n      }".utf8)
+}
+
+/// JSON string literals exactly as FoundationEssentials' `JSONWriter` writes them with
+/// `.withoutEscapingSlashes`.
+enum JSONText {
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var text = text
+        text.withUTF8 { bytes in
+            var mark = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[mark..<index]))
+                mark = index + 1
+                switch byte {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x08: out.append(contentsOf: [0x5C, 0x62])
+                case 0x0C: out.append(contentsOf: [0x5C, 0x66])
+                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                default: out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hexDigit(byte >> 4), hexDigit(byte & 0xF)])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[mark...]))
+        }
+        out.append(0x22)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
 }

@@ -9,18 +9,29 @@ struct PublishTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test(
-        "the manifest is encoded a batch of items at a time, byte for byte as one JSONEncoder pass",
+        "the manifest's items are written by hand, byte for byte as one JSONEncoder pass",
         arguments: [0, 1, 255, 256, 600])
     func manifestBatches(count: Int) throws {
+        // Every control character, quotes, backslashes, slashes, DEL, non-ASCII, and metadata
+        // names whose order differs between bytes, case and numbers.
+        let awkward = String(decoding: (0..<0x20).map { UInt8($0) } + Array("\"\\/\u{7F}é😀".utf8), as: UTF8.self)
         let items = (0..<count).map { (index: Int) -> Manifest.Item in
             let title: String? = index % 3 == 0 ? nil : "Title \(index) \"quoted\"\nnew line, caf\u{00E9} / \u{1F600}"
-            let metadata: [String: String]? = index % 2 == 0 ? nil : ["price": "\(index).00", "description": "a\tb\\c"]
+            let metadata: [String: String]? =
+                switch index % 4 {
+                case 0: nil
+                case 1: ["price": "\(index).00", "description": "a\tb\\c"]
+                case 2: [:]
+                default: ["b": awkward, "B": "", "a10": "x", "a9": "y", "é": "z", "alt": "\(index)", awkward: "key"]
+                }
             let etag: String? = index % 5 == 0 ? nil : "\"e\(index)\""
             return Manifest.Item(
                 key: "http://h/img/\(index).png", path: "images/\(index)-0123456789.png",
                 sha256: String(repeating: "a", count: 64),
-                bytes: Int64(index * 1000), contentType: "image/png", title: title, metadata: metadata, etag: etag,
-                lastModified: nil,
+                bytes: Int64(index * 1000), contentType: "image/png", title: index == 7 ? awkward : title,
+                metadata: metadata, album: index % 2 == 0 ? "http://h/album/\(index / 10)/" : nil,
+                variantOf: index % 6 == 1 ? "http://h/img/\(index - 1).png" : nil, etag: etag,
+                lastModified: index % 4 == 3 ? "Tue, 21 Nov 2026 12:00:00 GMT" : nil,
                 firstSeen: Date(timeIntervalSince1970: 1_700_000_000), lastChecked: Date(timeIntervalSince1970: 1_700_000_100))
         }
         let manifest = Manifest(
