@@ -40,11 +40,13 @@ public actor ImageLoader {
         case completed(Outcome)
     }
 
-    /// Running count of memory hits (a request answered from, or joined to, an entry here).
+    /// Running count of memory hits (a request answered from, or joined to, an entry here),
+    /// published at most every 50 ms and when the stream ends.
     public nonisolated let memoryHits: AsyncStream<Int>
     /// Bytes of each completed download, as it completes.
     public nonisolated let downloads: AsyncStream<Int64>
     private nonisolated let memoryHitsContinuation: AsyncStream<Int>.Continuation
+    private var memoryHitCount = CountStream()
     private nonisolated let downloadsContinuation: AsyncStream<Int64>.Continuation
 
     private let storage: DiskStorage
@@ -55,7 +57,6 @@ public actor ImageLoader {
     /// Completed keys, oldest first, for eviction; `evictionHead` skips the consumed prefix.
     private var completionOrder: [CanonicalURL] = []
     private var evictionHead = 0
-    private var memoryHitCount = 0
 
     /// A loader with an empty memory in front of `storage`, downloading from `source`.
     ///
@@ -73,7 +74,8 @@ public actor ImageLoader {
         self.source = source
         self.capacity = max(1, capacity)
         self.now = now
-        (memoryHits, memoryHitsContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        memoryHits = memoryHitCount.stream
+        memoryHitsContinuation = memoryHitCount.continuation
         (downloads, downloadsContinuation) = AsyncStream.makeStream(of: Int64.self)
     }
 
@@ -128,8 +130,7 @@ public actor ImageLoader {
     }
 
     private func countMemoryHit() {
-        memoryHitCount += 1
-        memoryHitsContinuation.yield(memoryHitCount)
+        memoryHitCount.increment()
     }
 
     private static func resolve(
@@ -195,7 +196,7 @@ public actor ImageLoader {
 
     /// Ends the event streams; the run calls it when no more loads will come.
     public func finishStreams() {
-        memoryHitsContinuation.finish()
+        memoryHitCount.finish()
         downloadsContinuation.finish()
     }
 }
