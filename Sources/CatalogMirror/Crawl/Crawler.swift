@@ -50,22 +50,23 @@ struct Crawler: Sendable {
         }
     }
 
-    /// Crawls from the fetched start page, calling `emit` for every image reference in crawl order.
-    func crawl(start: FetchedDocument, emit: @escaping @Sendable (Discovery) async -> Void) async throws(CrawlError)
-        -> CrawlSummary
-    {
+    /// Crawls from the fetched start page, sending every image reference to `batches` in crawl
+    /// order (the batch being filled is sent whenever a document has been read).
+    func crawl(start: FetchedDocument, into batches: DiscoveryBatches) async throws(CrawlError) -> CrawlSummary {
+        let emit: @Sendable (Discovery) async -> Void = { await batches.send($0) }
         var summary = CrawlSummary()
         var feeds: [CanonicalURL] = configuration.feed.map { [$0] } ?? []
         if start.kind == .json || start.kind == .xml {
             // The source is itself a feed or listing: read it as one.
             do {
                 let reading = try await feedReader.read(start, number: 0, emit: emit)
+                await batches.flush()
                 record(reading, number: 0, summary: &summary)
             } catch {
                 throw CrawlError.startUnreadable(error.message)
             }
         } else {
-            let discovered = try await crawlPages(start: start, summary: &summary, emit: emit)
+            let discovered = try await crawlPages(start: start, summary: &summary, batches: batches)
             if configuration.feed == nil { feeds += discovered }
         }
         var seen: Set<CanonicalURL> = [start.url]
@@ -73,14 +74,16 @@ struct Crawler: Sendable {
             let number = nextDocumentNumber(summary)
             do {
                 let reading = try await feedReader.read(at: feed, number: number, emit: emit)
+                await batches.flush()
                 record(reading, number: number, summary: &summary)
             } catch {
+                await batches.flush()
                 logger.info("feed failed: \(error.message)")
                 summary.pageFailures.append(error.message)
             }
         }
         if configuration.feed == nil, let robots {
-            await readSitemaps(named: robots.policy(for: source), seen: &seen, summary: &summary, emit: emit)
+            await readSitemaps(named: robots.policy(for: source), seen: &seen, summary: &summary, batches: batches)
         }
         summary.warnings += limitWarnings(summary.refusals)
         return summary
@@ -130,8 +133,9 @@ struct Crawler: Sendable {
 
     /// Crawls the pages; returns the feeds they advertise, in order of discovery.
     private func crawlPages(
-        start: FetchedDocument, summary: inout CrawlSummary, emit: @Sendable (Discovery) async -> Void
+        start: FetchedDocument, summary: inout CrawlSummary, batches: DiscoveryBatches
     ) async throws(CrawlError) -> [CanonicalURL] {
+        let emit: @Sendable (Discovery) async -> Void = { await batches.send($0) }
         var frontier = Frontier(
             start: start.url, scope: CrawlScope(source: source, scope: configuration.scope), maxDepth: configuration.maxDepth,
             maxPages: configuration.maxPages)
@@ -181,6 +185,7 @@ struct Crawler: Sendable {
                 for reference in scan.images {
                     await emitReference(reference, base: base, document: page.sequence, summary: &summary, emit: emit)
                 }
+                await batches.flush()
                 // JSON documents a page links are its data, read with it (`PageResources`).
                 for link in scan.feeds where !link.type.contains("json") {
                     guard let feed = CanonicalURL(link.href, relativeTo: base), feed.isWeb, seenFeeds.insert(feed).inserted
@@ -267,9 +272,9 @@ struct Crawler: Sendable {
     /// Reads the sitemaps robots.txt names (and those their indexes list) for image entries.
     /// A sitemap that cannot be read is a warning, not an outage: it is an extra way in.
     private func readSitemaps(
-        named robots: RobotsTxt, seen: inout Set<CanonicalURL>, summary: inout CrawlSummary,
-        emit: @Sendable (Discovery) async -> Void
+        named robots: RobotsTxt, seen: inout Set<CanonicalURL>, summary: inout CrawlSummary, batches: DiscoveryBatches
     ) async {
+        let emit: @Sendable (Discovery) async -> Void = { await batches.send($0) }
         guard let robotsURL = CanonicalURL(source.origin + "/robots.txt") else { return }
         var queue = robots.sitemaps.compactMap { CanonicalURL($0, relativeTo: robotsURL) }.filter { seen.insert($0).inserted }
         var read = 0
@@ -279,9 +284,11 @@ struct Crawler: Sendable {
             let number = nextDocumentNumber(summary)
             do {
                 let reading = try await feedReader.read(at: sitemap, accept: FeedReader.sitemapAccept, number: number, emit: emit)
+                await batches.flush()
                 record(reading, number: number, summary: &summary)
                 queue += reading.sitemaps.filter { seen.insert($0).inserted }
             } catch {
+                await batches.flush()
                 summary.pageFailures.append("sitemap: " + error.message)
             }
         }

@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -285,17 +284,17 @@ public struct MirrorEngine: Sendable {
         storage: DiskStorage,
         window: Int
     ) async -> Result<([CatalogEntry], CrawlSummary), MirrorError> {
-        let channel = AsyncChannel<Discovery>()
+        let batches = DiscoveryBatches()
         let concurrency = window
         let progress = self.progress
         return await withTaskGroup(of: Completion.self) { group in
             group.addTask {
-                defer { channel.finish() }
+                defer { batches.finish() }
                 guard let start = start.take() else {
                     return .crawl(.failure(CrawlError(message: "the start page was read twice")))
                 }
                 do {
-                    let summary = try await crawler.crawl(start: start) { await channel.send($0) }
+                    let summary = try await crawler.crawl(start: start, into: batches)
                     return .crawl(.success(summary))
                 } catch let error as CrawlError {
                     return .crawl(.failure(error))
@@ -359,11 +358,12 @@ public struct MirrorEngine: Sendable {
                 }
             }
 
-            func download(_ entry: CatalogEntry) async {
+            func download(_ entry: CatalogEntry, stored: ImageRequest.Lookup = .unknown) async {
                 while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
                 inFlight += 1
                 entry.isSentToLoader = true
-                let request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
+                var request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
+                request.stored = stored
                 group.addTask { .download(request.key, await loader.load(request)) }
             }
 
@@ -376,35 +376,42 @@ public struct MirrorEngine: Sendable {
             let previousDecorations = Set(
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
             var suspects: [CatalogEntry] = []
-            for await discovery in channel {
-                if failure != nil || Task.isCancelled { continue }
-                let reference = discovery.reference
-                let candidate = Candidate(
-                    key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
-                let verdict = await chain.handle(candidate)
-                // The chain's duplicate rule is the one place a repeated key is recognised
-                // (`ValidationChain.make` asks it first): a repeat adds what this sighting says,
-                // and an accepted key's repeat is answered by the loader's memory.
-                if verdict == .duplicate, let entry = catalog[discovery.key.string] {
-                    entry.merge(reference)
+            for await batch in batches {
+                // The keys of the batch to load now, looked up in the store with one query.
+                var ready: [CatalogEntry] = []
+                for discovery in batch {
+                    if failure != nil || Task.isCancelled { break }
+                    let reference = discovery.reference
+                    let candidate = Candidate(
+                        key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
+                    let verdict = await chain.handle(candidate)
+                    // The chain's duplicate rule is the one place a repeated key is recognised
+                    // (`ValidationChain.make` asks it first): a repeat adds what this sighting says,
+                    // and an accepted key's repeat is answered by the loader's memory.
+                    if verdict == .duplicate, let entry = catalog[discovery.key.string] {
+                        entry.merge(reference)
+                        entry.see(discovery)
+                        if entry.verdict == .accepted, entry.isSentToLoader { await loader.answerFromMemory(entry.key) }
+                        continue
+                    }
+                    let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
                     entry.see(discovery)
-                    if entry.verdict == .accepted, entry.isSentToLoader { await loader.answerFromMemory(entry.key) }
-                    continue
+                    catalog[discovery.key.string] = entry
+                    configuration.logger.verdict(verdict, for: discovery.key)
+                    progress.update {
+                        $0.keysFound += 1
+                        if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
+                    }
+                    guard verdict == .accepted, !deferDownloads else { continue }
+                    if reference.isDecoration || previousDecorations.contains(discovery.key) {
+                        suspects.append(entry)
+                        continue
+                    }
+                    ready.append(entry)
                 }
-                let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
-                entry.see(discovery)
-                catalog[discovery.key.string] = entry
-                configuration.logger.verdict(verdict, for: discovery.key)
-                progress.update {
-                    $0.keysFound += 1
-                    if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
-                }
-                guard verdict == .accepted, !deferDownloads else { continue }
-                if reference.isDecoration || previousDecorations.contains(discovery.key) {
-                    suspects.append(entry)
-                    continue
-                }
-                await download(entry)
+                guard !ready.isEmpty, failure == nil, !Task.isCancelled else { continue }
+                let stored = await storage.lookup(ready.map(\.key))
+                for (entry, stored) in zip(ready, stored) { await download(entry, stored: stored) }
             }
             if deferDownloads || !suspects.isEmpty, failure == nil, !Task.isCancelled {
                 while summary == nil, failure == nil, let completion = await group.next() { settle(completion) }

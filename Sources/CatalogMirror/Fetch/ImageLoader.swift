@@ -139,7 +139,12 @@ public actor ImageLoader {
     ) async -> Outcome {
         // A stored copy is revalidated with its validators: a 304 confirms it without a body.
         var request = request
-        let stored = await storage.lookup(request.key)
+        let stored: StoredImage?
+        switch request.stored {
+        case .unknown: stored = await storage.lookup(request.key)
+        case .none: stored = nil
+        case .stored(let image): stored = image
+        }
         if let stored {
             let validators = Validators(etag: stored.etag, lastModified: stored.lastModified)
             request.validators = validators.isEmpty ? nil : validators

@@ -39,6 +39,19 @@ public struct ImageRequest: Sendable, Equatable {
     public var declaredLength: Int64?
     /// Validators of the stored copy; with them the request is conditional.
     public var validators: Validators?
+    /// What the store holds for the key, when it was looked up with a batch of keys before
+    /// the request was made; `.unknown` (the default): the loader looks it up.
+    public var stored: Lookup = .unknown
+
+    /// The result of looking `key` up in the store ahead of the load.
+    public enum Lookup: Sendable, Equatable {
+        /// Not looked up yet.
+        case unknown
+        /// Nothing usable is stored (no row, or its file is missing or has another size).
+        case none
+        /// The stored copy, to revalidate.
+        case stored(StoredImage)
+    }
 
     /// A request for `key`.
     /// - Parameters:

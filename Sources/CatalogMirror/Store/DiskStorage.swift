@@ -49,7 +49,7 @@ import Foundation
     /// Rows `lookup` just read (nil: no row), for the `confirm` or `stage` that follows it (a
     /// few per download in flight; emptied when it grows past `recentLimit`).
     private var recent: [CanonicalURL: StoredImage?] = [:]
-    private static let recentLimit = 128
+    private static let recentLimit = 512
     private let fileManager = FileManager.default
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private nonisolated let imagesPath: String
@@ -149,6 +149,32 @@ import Foundation
         recent[key] = .some(row)
         guard let stored = row, FileSystem.size(atPath: path(of: stored)) == stored.byteCount else { return nil }
         return stored
+    }
+
+    /// `lookup(_:)` for a batch of keys, with one query for their rows: what the engine asks
+    /// before it hands the batch's keys to the loader (`ImageRequest.stored`). A key the
+    /// query cannot answer (an unreadable state) is looked up on its own when it is loaded.
+    public func lookup(_ keys: [CanonicalURL]) -> [ImageRequest.Lookup] {
+        guard !keys.isEmpty else { return [] }
+        var rows: [String: StoredImage]
+        do {
+            var unknown: [CanonicalURL] = []
+            rows = [:]
+            for key in keys {
+                if let pending = unwritten[key] { rows[key.string] = pending } else { unknown.append(key) }
+            }
+            for (text, row) in try state().images(for: unknown) { rows[text] = row }
+        } catch {
+            return keys.map { _ in .unknown }
+        }
+        if recent.count + keys.count > Self.recentLimit { recent = [:] }
+        return keys.map { key in
+            let row = rows[key.string]
+            // Kept for the `stage` or `confirm` that follows, as `lookup(_:)` keeps it.
+            recent[key] = .some(row)
+            guard let stored = row, FileSystem.size(atPath: path(of: stored)) == stored.byteCount else { return .none }
+            return .stored(stored)
+        }
     }
 
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its

@@ -143,6 +143,32 @@ struct StateDatabase: Sendable {
         }
     }
 
+    /// The rows of those `keys` that have one, by the key's text: one statement for a batch
+    /// of lookups instead of one each.
+    func images(for keys: [CanonicalURL]) throws(StoreError) -> [String: StoredImage] {
+        guard !keys.isEmpty else { return [:] }
+        var byText: [String: CanonicalURL] = [:]
+        byText.reserveCapacity(keys.count)
+        for key in keys { byText[key.string] = key }
+        let texts = Array(byText.keys)
+        do {
+            return try queue.inDatabase { db in
+                let placeholders = repeatElement("?", count: texts.count).joined(separator: ", ")
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key IN (\(placeholders))"),
+                    arguments: StatementArguments(texts))
+                var found: [String: StoredImage] = [:]
+                while let row = try rows.next() {
+                    let text: String = row[0]
+                    if let key = byText[text], let image = Self.decode(row, known: key) { found[text] = image }
+                }
+                return found
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
     /// True when a row other than `key`'s names the file `fileName`.
     func isTaken(_ fileName: String, byOtherThan key: CanonicalURL) throws(StoreError) -> Bool {
         do {

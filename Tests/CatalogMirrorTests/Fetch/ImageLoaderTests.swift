@@ -76,6 +76,58 @@ struct ImageLoaderTests {
         await ImageDatabase.close(storage)
     }
 
+    @Test("a batch lookup answers as a lookup per key: published, staged, confirmed, missing file, no row, repeated")
+    func batchLookup() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        let storage = try await ImageDatabase.open(layout)
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        let loader = ImageLoader(storage: storage, source: source)
+        let keys = ["a", "b", "c", "d"].map { CanonicalURL("http://h/\($0).png")! }
+        for key in keys { _ = await loader.load(ImageRequest(key: key, title: key.string)) }
+        // a, b and c are published (d stays staged); c's file then disappears; a is confirmed
+        // by a 304 whose row is not written yet.
+        try await storage.publish(Array(keys.prefix(3)))
+        guard let c = await storage.lookup(keys[2]) else {
+            Issue.record("c was not stored")
+            return
+        }
+        try FileManager.default.removeItem(at: layout.root.appendingPathComponent(c.path))
+        let confirmed = try await storage.confirm(keys[0], validators: Validators(etag: "\"new\"", lastModified: nil), at: Date())
+        #expect(confirmed?.etag == "\"new\"")
+
+        let asked = keys + [CanonicalURL("http://h/none.png")!, keys[0]]
+        let batch = await storage.lookup(asked)
+        #expect(batch.count == asked.count)
+        for (key, answer) in zip(asked, batch) {
+            let single = await storage.lookup(key)
+            switch answer {
+            case .stored(let image): #expect(image == single, "\(key)")
+            case .none: #expect(single == nil, "\(key)")
+            case .unknown: Issue.record("\(key) was not looked up")
+            }
+        }
+        #expect(batch[0] == .stored(confirmed!))
+        #expect(batch[2] == .none && batch[4] == .none)
+        guard case .stored(let staged) = batch[3] else {
+            Issue.record("the staged d was not found")
+            return
+        }
+        #expect(staged.isStaged)
+        // A load that comes with the batch's answer does not ask the store again, and
+        // revalidates with the stored copy's validators.
+        var request = ImageRequest(key: keys[1])
+        request.stored = batch[1]
+        guard case .stored(_, from: .disk) = await ImageLoader(storage: storage, source: source).load(request) else {
+            Issue.record("b was not revalidated")
+            return
+        }
+        #expect(source.conditionalCalls.withLock { $0 } == 1)
+        await ImageDatabase.close(storage)
+    }
+
     @Test("a published file is a disk hit on the next run; clear() empties both caches")
     func diskHits() async throws {
         let directory = try TemporaryDirectory()
