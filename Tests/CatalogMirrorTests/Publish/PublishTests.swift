@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -134,6 +135,55 @@ struct PublishTests {
         let manifest = Manifest(
             source: "http://h/", generatedAt: Date(), items: (0..<count).map { item("t", number: $0) }, rejected: [])
         return publisher.render(manifest)
+    }
+
+    @Test("a page's fingerprint is the hash of its length-prefixed, tagged pieces, as pages.json files already hold")
+    func fingerprintBytes() {
+        // The pieces, hashed one update each as earlier versions did: fingerprints written by
+        // them must still match, or every page of every mirror is rendered again once.
+        let long = String(repeating: "é-", count: 12_000)
+        let context: [String: Any] = [
+            "siteTitle": "Gallery", "count": 3, "flag": true, "bytes": Int64(1 << 40), "long": long,
+            "items": [["title": "a", "size": 1], ["title": "b", "metadata": [] as [Any]]] as [Any],
+            "generatedAt": "ignored", "other": 2.5,
+        ]
+        var hasher = SHA256()
+        func add(_ text: String, tag: UInt8? = nil) {
+            var length = UInt64(text.utf8.count + (tag == nil ? 0 : 1)).littleEndian
+            withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
+            if let tag { hasher.update(data: [tag]) }
+            hasher.update(data: Array(text.utf8))
+        }
+        func add(string: String) { add(string, tag: UInt8(ascii: "s")) }
+        add("pages@\(PageFingerprints.version)")
+        add("<p>{{siteTitle}}</p>")
+        add("{7")
+        add("bytes")
+        add("l\(1 << 40)")
+        add("count")
+        add("i3")
+        add("flag")
+        add("t")
+        add("items")
+        add("[2")
+        add("{2")
+        add("size")
+        add("i1")
+        add("title")
+        add(string: "a")
+        add("{2")
+        add("metadata")
+        add("[0")
+        add("title")
+        add(string: "b")
+        add("long")
+        add(string: long)
+        add("other")
+        add("?2.5")
+        add("siteTitle")
+        add(string: "Gallery")
+        let expected = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        #expect(PageFingerprints.input(of: context, templateSource: "<p>{{siteTitle}}</p>") == expected)
     }
 
     @Test("pages link to each other with relative links only")
