@@ -19,7 +19,7 @@ enum PipelinedResponse: Sendable {
 }
 
 /// A GET to send on a pipelined connection, and where its response goes.
-struct PipelinedRequest {
+struct PipelinedRequest: Sendable {
     var head: HTTPRequestHead
     var promise: EventLoopPromise<PipelinedResponse>
 }

@@ -51,6 +51,7 @@ final class PipelinedClient: Sendable {
 
     private struct Connection {
         var channel: EventLoopFuture<any Channel>
+        var writes = RequestWrites()
         var inFlight = 0
         /// Its first response showed a keep-alive HTTP/1.1 server: it may carry `depth` requests.
         var proven = false
@@ -68,6 +69,7 @@ final class PipelinedClient: Sendable {
     private struct Lease: Sendable {
         var id: Int
         var channel: EventLoopFuture<any Channel>
+        var writes: RequestWrites
     }
 
     private struct State {
@@ -110,11 +112,7 @@ final class PipelinedClient: Sendable {
             do {
                 let channel = try await lease.channel.get()
                 let promise = channel.eventLoop.makePromise(of: PipelinedResponse.self)
-                // A write that fails before the handler queued the request (a closed channel)
-                // never reaches it; a second completion of the promise is ignored by NIO.
-                channel.writeAndFlush(PipelinedRequest(head: head, promise: promise)).whenFailure { _ in
-                    promise.succeed(.unanswered(abrupt: false))
-                }
+                lease.writes.send(PipelinedRequest(head: head, promise: promise), on: channel)
                 response = try await promise.futureResult.get()
             } catch {
                 // The connection could not be made: the full client reports why.
@@ -153,10 +151,10 @@ final class PipelinedClient: Sendable {
                     let id = state.nextID
                     state.nextID += 1
                     let promise = group.next().makePromise(of: (any Channel).self)
-                    state.origins[origin, default: Origin()].connections[id] = Connection(
-                        channel: promise.futureResult, inFlight: 1)
+                    let connection = Connection(channel: promise.futureResult, inFlight: 1)
+                    state.origins[origin, default: Origin()].connections[id] = connection
                     opened = (id, promise)
-                    return Lease(id: id, channel: promise.futureResult)
+                    return Lease(id: id, channel: promise.futureResult, writes: connection.writes)
                 }
                 return nil
             }
@@ -199,7 +197,7 @@ final class PipelinedClient: Sendable {
         connection.inFlight += 1
         entry.connections[best.id] = connection
         state.origins[origin] = entry
-        return Lease(id: best.id, channel: connection.channel)
+        return Lease(id: best.id, channel: connection.channel, writes: connection.writes)
     }
 
     private func release(
@@ -279,6 +277,41 @@ final class PipelinedClient: Sendable {
         for waiter in waiters { waiter.resume(returning: nil) }
         for channel in channels {
             if let open = try? await channel.get() { try? await open.close() }
+        }
+    }
+}
+
+/// The requests waiting to be written on one connection, written by its event loop a burst at
+/// a time with one flush: a task that wrote and flushed its own request woke the event loop
+/// and made a `writev` for every image, while the engine starts its loads a batch at a time.
+private final class RequestWrites: Sendable {
+    private struct Pending {
+        var requests: [PipelinedRequest] = []
+        var scheduled = false
+    }
+
+    private let pending = Mutex(Pending())
+
+    /// Queues `request` for `channel`; the first request of a burst schedules the write.
+    func send(_ request: PipelinedRequest, on channel: any Channel) {
+        let schedule = pending.withLock { pending in
+            pending.requests.append(request)
+            defer { pending.scheduled = true }
+            return !pending.scheduled
+        }
+        guard schedule else { return }
+        channel.eventLoop.execute {
+            let requests = self.pending.withLock { pending in
+                pending.scheduled = false
+                defer { pending.requests = [] }
+                return pending.requests
+            }
+            for request in requests {
+                // A write that fails before the handler queued the request (a closed channel)
+                // never reaches it; a second completion of the promise is ignored by NIO.
+                channel.write(request).whenFailure { _ in request.promise.succeed(.unanswered(abrupt: false)) }
+            }
+            channel.flush()
         }
     }
 }
