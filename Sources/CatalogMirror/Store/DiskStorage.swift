@@ -237,10 +237,15 @@ import Foundation
             return same
         }
         let name = try freeName(for: request, file: file)
-        let stagedName = file.temporaryURL.lastPathComponent
-        if file.temporaryURL.deletingLastPathComponent().standardizedFileURL.path != stagedPath {
+        // By the path's text: `standardizedFileURL` and its kin were most of the cost of
+        // staging a download. A download is written straight into `stagedPath` (whose path
+        // is the text `downloadDirectory.path`); anything else is moved there.
+        let temporaryPath = file.temporaryURL.path
+        let slash = temporaryPath.lastIndex(of: "/")
+        let stagedName = slash.map { String(temporaryPath[temporaryPath.index(after: $0)...]) } ?? temporaryPath
+        if slash.map({ temporaryPath[..<$0] != stagedPath }) ?? true {
             do {
-                try FileSystem.move(file.temporaryURL.path, to: stagedPath + "/" + stagedName)
+                try FileSystem.move(temporaryPath, to: stagedPath + "/" + stagedName)
             } catch {
                 throw StoreError(error.description)
             }
