@@ -27,7 +27,7 @@ struct PreviousManifestTests {
             albums: [.init(url: "http://h/a/", title: "A, [b]")])
     }
 
-    @Test("same keys, hashes and dates as decoding the file whole, across batch edges", arguments: [0, 1, 511, 512, 513, 1100])
+    @Test("same keys, hashes and dates as decoding the file whole", arguments: [0, 1, 511, 512, 513, 1100])
     func sameAsWhole(count: Int) throws {
         let manifest = Self.manifest(items: count)
         let directory = try TemporaryDirectory()
@@ -81,6 +81,45 @@ struct PreviousManifestTests {
                 #expect(try items.map { try JSONCoding.decode(Manifest.Item.self, from: $0) } == Self.manifest(items: 40).items)
             }
         }
+    }
+
+    @Test("an item read without the decoder is the decoder's item; any other shape goes to the decoder")
+    func plainItems() throws {
+        let hash = String(repeating: "ab", count: 32)
+        let date = "2026-11-21T12:00:00Z"
+        // Read directly: members in any order and spacing, others skipped whatever they hold.
+        let plain = [
+            #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
+            #"  {  "firstSeen" : "\#(date)" ,"title":"a \"}\" ,]","sha256": "\#(hash)", "key" : "http://h/a.png" }  "#,
+            #"{"bytes":12,"metadata":{"x":"}{","y":[1,{"z":"]"}]},"key":"http://h/a.png","etag":null,"#
+                + #""sha256":"\#(hash)","variantOf":"http://h/b.png","firstSeen":"\#(date)","flag":true}"#,
+        ]
+        for text in plain {
+            let bytes = Array(text.utf8)[...]
+            let item = try #require(PreviousManifest.Item.plain(bytes), "\(text)")
+            let decoded = try JSONCoding.decode(PreviousManifest.Item.self, from: Data(bytes))
+            #expect(item.key == decoded.key && item.sha256 == decoded.sha256 && item.firstSeen == decoded.firstSeen)
+            #expect(item.key == "http://h/a.png" && item.sha256 == hash && item.firstSeen == Timestamp.date(date))
+        }
+        // Left to the decoder: escapes in a wanted value, a missing or non-string field, a bad
+        // date, broken structure, trailing bytes.
+        let other = [
+            #"{"key":"http:\/\/h\/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
+            #"{"key":"http://h/a.png","sha256":"\#(hash)"}"#,
+            #"{"key":1,"sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
+            #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"yesterday"}"#,
+            #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"\#(date)""#,
+            #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"} x"#,
+            #"{"key":"http://h/a.png" "sha256":"\#(hash)","firstSeen":"\#(date)"}"#, "{}", "[]", "",
+        ]
+        for text in other { #expect(PreviousManifest.Item.plain(Array(text.utf8)[...]) == nil, "\(text)") }
+        // The first one is still read, through the decoder.
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("manifest.json")
+        let file = #"{"schema":"\#(Manifest.schemaName)","items":[\#(other[0]),\#(plain[2])],"rejected":[]}"#
+        try Data(file.utf8).write(to: url)
+        let previous = try #require(PreviousManifest.read(from: url))
+        #expect(previous.items.map(\.key) == ["http://h/a.png", "http://h/a.png"])
     }
 
     @Test("a damaged, truncated or foreign file is no previous manifest, never a crash")
