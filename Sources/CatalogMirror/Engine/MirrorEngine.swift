@@ -358,12 +358,13 @@ public struct MirrorEngine: Sendable {
                 }
             }
 
-            func download(_ entry: CatalogEntry, stored: ImageRequest.Lookup = .unknown) async {
+            func download(_ entry: CatalogEntry, stored: ImageRequest.Lookup = .unknown, repeats: Int = 0) async {
                 while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
                 inFlight += 1
                 entry.isSentToLoader = true
                 var request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
                 request.stored = stored
+                request.repeats = repeats
                 group.addTask { .download(request.key, await loader.load(request)) }
             }
 
@@ -377,8 +378,10 @@ public struct MirrorEngine: Sendable {
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
             var suspects: [CatalogEntry] = []
             for await batch in batches {
-                // The keys of the batch to load now, looked up in the store with one query.
+                // The keys of the batch to load now, looked up in the store with one query, and
+                // how often each was seen again in the batch before its load was asked for.
                 var ready: [CatalogEntry] = []
+                var repeats: [String: Int] = [:]
                 for discovery in batch {
                     if failure != nil || Task.isCancelled { break }
                     let reference = discovery.reference
@@ -391,7 +394,11 @@ public struct MirrorEngine: Sendable {
                     if verdict == .duplicate, let entry = catalog[discovery.key.string] {
                         entry.merge(reference)
                         entry.see(discovery)
-                        if entry.verdict == .accepted, entry.isSentToLoader { await loader.answerFromMemory(entry.key) }
+                        if entry.verdict == .accepted, entry.isSentToLoader {
+                            await loader.answerFromMemory(entry.key)
+                        } else if entry.verdict == .accepted, ready.contains(where: { $0 === entry }) {
+                            repeats[entry.key.string, default: 0] += 1
+                        }
                         continue
                     }
                     let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
@@ -411,7 +418,9 @@ public struct MirrorEngine: Sendable {
                 }
                 guard !ready.isEmpty, failure == nil, !Task.isCancelled else { continue }
                 let stored = await storage.lookup(ready.map(\.key))
-                for (entry, stored) in zip(ready, stored) { await download(entry, stored: stored) }
+                for (entry, stored) in zip(ready, stored) {
+                    await download(entry, stored: stored, repeats: repeats[entry.key.string] ?? 0)
+                }
             }
             if deferDownloads || !suspects.isEmpty, failure == nil, !Task.isCancelled {
                 while summary == nil, failure == nil, let completion = await group.next() { settle(completion) }

@@ -128,6 +128,26 @@ struct ImageLoaderTests {
         await ImageDatabase.close(storage)
     }
 
+    @Test("repeats of a key seen before its load was asked for are memory hits, counted by that load")
+    func repeatsAreMemoryHits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let storage = try await ImageDatabase.open(MirrorLayout(root: directory.url))
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        let loader = ImageLoader(storage: storage, source: source)
+        var request = ImageRequest(key: CanonicalURL("http://h/a.png")!)
+        request.repeats = 2
+        _ = await loader.load(request)
+        _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/b.png")!))
+        await loader.finishStreams()
+        var last: Int?
+        for await count in loader.memoryHits { last = count }
+        #expect(last == 2)
+        #expect(source.calls.withLock { $0.count } == 2)
+        await ImageDatabase.close(storage)
+    }
+
     @Test("a published file is a disk hit on the next run; clear() empties both caches")
     func diskHits() async throws {
         let directory = try TemporaryDirectory()
