@@ -74,22 +74,6 @@ enum FileSystem {
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
     }()
 
-    /// Asks the kernel to start writing the file's dirty pages to the device now, without
-    /// waiting for them (`sync_file_range(2)` with `SYNC_FILE_RANGE_WRITE`). Downloads are not
-    /// flushed one by one; the store flushes the file system once before publishing. Started
-    /// here, the writing overlaps the rest of the crawl, and that one flush only waits for what
-    /// is left: for 2,000 images (100 MB) it had taken a quarter of a second of a first run's
-    /// wall time at the end. Best effort: where the call is missing or fails, nothing changes.
-    static func startWriteback(_ descriptor: Int32) {
-        _ = syncFileRange?(descriptor, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */)
-    }
-
-    /// Linux's `sync_file_range(2)`, declared by Glibc only under `_GNU_SOURCE`, like `syncfs`.
-    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-    }()
-
     /// Flushes the entries of the directory at `path` (so renames into it survive a power loss).
     static func flushDirectory(_ path: String) throws(Failure) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -69,14 +69,10 @@ final class TemporaryFileWriter {
 
     /// Closes the file. With `flush` (the default) the bytes are first flushed to stable storage,
     /// so a rename after this publishes complete bytes; the store passes false for downloads and
-    /// flushes them all at once before publishing (their writing is started here).
+    /// flushes them all at once before publishing.
     func finish(flush: Bool = true) throws {
         guard descriptor >= 0 else { return }
-        if flush {
-            if fsync(descriptor) != 0 { throw WriteError(errno: errno) }
-        } else {
-            FileSystem.startWriteback(descriptor)
-        }
+        if flush, fsync(descriptor) != 0 { throw WriteError(errno: errno) }
         let result = close(descriptor)
         descriptor = -1
         if result != 0 { throw WriteError(errno: errno) }
