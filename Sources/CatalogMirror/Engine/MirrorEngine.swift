@@ -395,7 +395,9 @@ public struct MirrorEngine: Sendable {
                         entry.merge(reference)
                         entry.see(discovery)
                         if entry.verdict == .accepted, entry.isSentToLoader {
-                            await loader.answerFromMemory(entry.key)
+                            // Not settled yet: the repeat joins the load, whether or not its
+                            // task has reached the loader.
+                            await loader.answerFromMemory(entry.key, loading: entry.outcome == nil)
                         } else if entry.verdict == .accepted, ready.contains(where: { $0 === entry }) {
                             repeats[entry.key.string, default: 0] += 1
                         }

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// A memory hit is a request answered here without the disk or the network: joined to a load
 /// under way, or answered with a completed outcome. In a sync, the validator chain decides that
-/// a repeated sighting of a key is a `.duplicate`; the engine then asks `answerFromMemory(_:)`,
+/// a repeated sighting of a key is a `.duplicate`; the engine then asks `answerFromMemory(_:loading:)`,
 /// which is where the run's memory hits come from.
 public actor ImageLoader {
     /// How a load ended.
@@ -123,9 +123,11 @@ public actor ImageLoader {
     /// when a load of it is under way or its outcome is still held. The engine asks this for a
     /// key the validator chain found to be a duplicate of one already sent here; false means
     /// the outcome was evicted, and the caller (which keeps every key's outcome) needs nothing.
+    /// `loading`: the caller has asked for the key and not yet had its outcome, so the repeat
+    /// joins that load even if the load's task has not reached this actor yet.
     @discardableResult
-    public func answerFromMemory(_ key: CanonicalURL) -> Bool {
-        guard entries[key] != nil else { return false }
+    public func answerFromMemory(_ key: CanonicalURL, loading: Bool = false) -> Bool {
+        guard loading || entries[key] != nil else { return false }
         countMemoryHit()
         return true
     }

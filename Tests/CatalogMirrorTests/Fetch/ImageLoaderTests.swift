@@ -128,7 +128,7 @@ struct ImageLoaderTests {
         await ImageDatabase.close(storage)
     }
 
-    @Test("repeats of a key seen before its load was asked for are memory hits, counted by that load")
+    @Test("repeats of a key seen before its load started are memory hits, counted by that load or at once")
     func repeatsAreMemoryHits() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -140,10 +140,15 @@ struct ImageLoaderTests {
         request.repeats = 2
         _ = await loader.load(request)
         _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/b.png")!))
+        // A repeat of a key the caller has asked for, before that load reached the loader, is
+        // a hit; a key nobody asked for, or whose outcome is gone, is not.
+        #expect(await loader.answerFromMemory(CanonicalURL("http://h/c.png")!, loading: true))
+        #expect(await !loader.answerFromMemory(CanonicalURL("http://h/d.png")!))
+        #expect(await loader.answerFromMemory(CanonicalURL("http://h/a.png")!))
         await loader.finishStreams()
         var last: Int?
         for await count in loader.memoryHits { last = count }
-        #expect(last == 2)
+        #expect(last == 4)
         #expect(source.calls.withLock { $0.count } == 2)
         await ImageDatabase.close(storage)
     }
