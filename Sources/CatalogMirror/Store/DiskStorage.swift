@@ -46,8 +46,9 @@ import Foundation
     private static let stagedBatch = 64
     /// Longest a staged row waits unwritten (a second; tests change it).
     var stagedDelay = Duration.seconds(1)
-    /// Rows `lookup` just read (nil: no row), for the `confirm` or `stage` that follows it (a
-    /// few per download in flight; emptied when it grows past `recentLimit`).
+    /// Rows `lookup` just read (nil: no row), for the `confirm` or `stage` that follows it (one
+    /// per key looked up and not yet loaded: the engine's batch and the loads in flight;
+    /// emptied when it grows past `recentLimit`, after which a load reads its row again).
     private var recent: [CanonicalURL: StoredImage?] = [:]
     private static let recentLimit = 512
     private let fileManager = FileManager.default
@@ -156,10 +157,9 @@ import Foundation
     /// query cannot answer (an unreadable state) is looked up on its own when it is loaded.
     public func lookup(_ keys: [CanonicalURL]) -> [ImageRequest.Lookup] {
         guard !keys.isEmpty else { return [] }
-        var rows: [String: StoredImage]
+        var rows: [String: StoredImage] = [:]
         do {
             var unknown: [CanonicalURL] = []
-            rows = [:]
             for key in keys {
                 if let pending = unwritten[key] { rows[key.string] = pending } else { unknown.append(key) }
             }
