@@ -358,13 +358,12 @@ public struct MirrorEngine: Sendable {
                 }
             }
 
-            func download(_ entry: CatalogEntry, stored: ImageRequest.Lookup = .unknown, repeats: Int = 0) async {
+            func download(_ entry: CatalogEntry, stored: ImageRequest.Lookup = .unknown) async {
                 while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
                 inFlight += 1
                 entry.isSentToLoader = true
                 var request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
                 request.stored = stored
-                request.repeats = repeats
                 group.addTask { .download(request.key, await loader.load(request)) }
             }
 
@@ -378,10 +377,8 @@ public struct MirrorEngine: Sendable {
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
             var suspects: [CatalogEntry] = []
             for await batch in batches {
-                // The keys of the batch to load now, looked up in the store with one query, and
-                // how often each was seen again in the batch before its load was asked for.
+                // The keys of the batch to load now, looked up in the store with one query.
                 var ready: [CatalogEntry] = []
-                var repeats: [String: Int] = [:]
                 for discovery in batch {
                     if failure != nil || Task.isCancelled { break }
                     let reference = discovery.reference
@@ -394,12 +391,10 @@ public struct MirrorEngine: Sendable {
                     if verdict == .duplicate, let entry = catalog[discovery.key.string] {
                         entry.merge(reference)
                         entry.see(discovery)
-                        if entry.verdict == .accepted, entry.isSentToLoader {
-                            // Not settled yet: the repeat joins the load, whether or not its
-                            // task has reached the loader.
+                        if entry.verdict == .accepted, entry.isSentToLoader || ready.contains(where: { $0 === entry }) {
+                            // Not settled yet (sent, or sent with this batch): the repeat joins
+                            // the load, whether or not its task has reached the loader.
                             await loader.answerFromMemory(entry.key, loading: entry.outcome == nil)
-                        } else if entry.verdict == .accepted, ready.contains(where: { $0 === entry }) {
-                            repeats[entry.key.string, default: 0] += 1
                         }
                         continue
                     }
@@ -421,7 +416,7 @@ public struct MirrorEngine: Sendable {
                 guard !ready.isEmpty, failure == nil, !Task.isCancelled else { continue }
                 let stored = await storage.lookup(ready.map(\.key))
                 for (entry, stored) in zip(ready, stored) {
-                    await download(entry, stored: stored, repeats: repeats[entry.key.string] ?? 0)
+                    await download(entry, stored: stored)
                 }
             }
             if deferDownloads || !suspects.isEmpty, failure == nil, !Task.isCancelled {

@@ -107,7 +107,6 @@ public actor ImageLoader {
         }
         // Recorded before the first await below: a concurrent caller joins this load.
         entries[request.key] = .inProgress(waiting: [])
-        for _ in 0..<max(0, request.repeats) { countMemoryHit() }
         let outcome = await Self.resolve(
             request, storage: storage, source: source, now: now, downloads: downloadsContinuation)
         if case .inProgress(let waiting) = entries[request.key] {

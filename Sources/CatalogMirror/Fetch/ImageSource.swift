@@ -42,9 +42,6 @@ public struct ImageRequest: Sendable, Equatable {
     /// What the store holds for the key, when it was looked up with a batch of keys before
     /// the request was made; `.unknown` (the default): the loader looks it up.
     public var stored: Lookup = .unknown
-    /// Repeated requests for the key that came before this one reached the loader (a key seen
-    /// twice in one batch of the crawl): each is a memory hit, answered by this load.
-    public var repeats = 0
 
     /// The result of looking `key` up in the store ahead of the load.
     public enum Lookup: Sendable, Equatable {
