@@ -144,8 +144,13 @@ import Foundation
     public func lookup(_ key: CanonicalURL) -> StoredImage? {
         let row: StoredImage?
         do { row = try record(key) } catch { return nil }
-        // Kept, found or not, for the `stage` or `confirm` that follows (a cold run's second
-        // query for a key that has no row was one query in three).
+        return keptForLoad(row, of: key)
+    }
+
+    /// Keeps `row` (found or not) for the `stage` or `confirm` that follows the lookup of `key`
+    /// (a cold run's second query for a key that has no row was one query in three), and
+    /// returns it if its file is still in place with its recorded size.
+    private func keptForLoad(_ row: StoredImage?, of key: CanonicalURL) -> StoredImage? {
         if recent.count >= Self.recentLimit { recent = [:] }
         recent[key] = .some(row)
         guard let stored = row, FileSystem.size(atPath: path(of: stored)) == stored.byteCount else { return nil }
@@ -167,14 +172,7 @@ import Foundation
         } catch {
             return keys.map { _ in .unknown }
         }
-        if recent.count + keys.count > Self.recentLimit { recent = [:] }
-        return keys.map { key in
-            let row = rows[key.string]
-            // Kept for the `stage` or `confirm` that follows, as `lookup(_:)` keeps it.
-            recent[key] = .some(row)
-            guard let stored = row, FileSystem.size(atPath: path(of: stored)) == stored.byteCount else { return .none }
-            return .stored(stored)
-        }
+        return keys.map { key in keptForLoad(rows[key.string], of: key).map { .stored($0) } ?? .none }
     }
 
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
