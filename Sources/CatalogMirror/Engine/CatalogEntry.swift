@@ -10,7 +10,8 @@ final class CatalogEntry {
     var declaredLength: Int64?
     var declaredType: String?
     var verdict: Verdict
-    var outcome: ImageLoader.Outcome?
+    /// What the loader answered, without the stored image itself (see `Outcome`).
+    var outcome: Outcome?
     /// Whether the engine has asked the loader for this key (deferred keys wait until the crawl ends).
     var isSentToLoader = false
     /// Where the key was seen: each document and photo of that document it is a rendition of.
@@ -76,6 +77,29 @@ final class CatalogEntry {
         }
     }
 
+    /// The loader's answer for a key, as the catalog keeps it: a stored image is a row of
+    /// `state.sqlite`, read back when the publish plan is made (`DiskStorage.records(_:)`).
+    /// Holding each image's record here, with its path, hash and validators, was about 360
+    /// bytes an item from the end of the crawl to the end of the run.
+    enum Outcome: Equatable {
+        /// In the store; `staged` while its file waits for this run's publish step.
+        case stored(staged: Bool)
+        case failed(FetchFailure)
+        /// The store itself failed (the run stops).
+        case storeFailed
+        /// A dry run found the key new or changed.
+        case probed
+
+        init(_ outcome: ImageLoader.Outcome) {
+            switch outcome {
+            case .stored(let image, _): self = .stored(staged: image.isStaged)
+            case .failed(let failure): self = .failed(failure)
+            case .storeFailed: self = .storeFailed
+            case .probed: self = .probed
+            }
+        }
+    }
+
     /// The largest size any sighting gives the key.
     var largestSize: RenditionSize {
         sightings.map(\.size).max() ?? RenditionSize()
@@ -132,8 +156,9 @@ final class CatalogEntry {
         }
     }
 
-    var stored: StoredImage? {
-        if case .stored(let image, _) = outcome { return image }
-        return nil
+    /// Whether the key's image is in the store.
+    var isStored: Bool {
+        if case .stored = outcome { return true }
+        return false
     }
 }

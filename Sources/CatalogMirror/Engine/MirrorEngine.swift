@@ -176,6 +176,8 @@ public struct MirrorEngine: Sendable {
             crawler: crawler, start: start, chain: consume chain, loader: loader, storage: storage, window: window)
         await loader.finishStreams()
         let fetchedAt = Date()
+        // The crawl's documents, the catalog's table and the loads' buffers are free now.
+        FreeMemory.release()
 
         var catalog: [CatalogEntry]
         let summary: CrawlSummary
@@ -192,7 +194,15 @@ public struct MirrorEngine: Sendable {
         for entry in catalog {
             if case .failed = entry.outcome { stored[entry.key] = await storage.lookup(entry.key) }
         }
-        let plan = PublishPlan(entries: catalog, previous: previous, stored: { stored[$0] }, summary: summary)
+        let plan: PublishPlan
+        do {
+            plan = try await PublishPlan(
+                entries: catalog, previous: previous,
+                records: { keys async throws(StoreError) in try await storage.records(keys) }, stored: { stored[$0] },
+                summary: summary)
+        } catch {
+            return .failure(Stop(error: .storage(error.message)))
+        }
         guard !plan.items.isEmpty || !plan.probed.isEmpty else {
             // An empty or broken source never empties a mirror.
             let message = EmptyCrawl(source: source, summary: summary, plan: plan, keys: catalog.count).message
@@ -205,6 +215,7 @@ public struct MirrorEngine: Sendable {
         let keyCount = catalog.count
         catalog = []
         previous = nil
+        FreeMemory.release()
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
             // Nothing is published or deleted; verified downloads stay in the journal for the next run.
             return .failure(
@@ -236,7 +247,7 @@ public struct MirrorEngine: Sendable {
     {
         let manifest = Manifest(
             source: configuration.source.string, title: plan.siteTitle,
-            generatedAt: Timestamp.truncated(configuration.now()), items: plan.items, rejected: plan.rejected,
+            generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
             albums: plan.albums)
         do {
             try await storage.publish(plan.staged)
@@ -338,7 +349,7 @@ public struct MirrorEngine: Sendable {
                 case .download(let key, let outcome):
                     inFlight -= 1
                     configuration.logger.outcome(outcome, for: key)
-                    catalog[key.string]?.outcome = outcome
+                    catalog[key.string]?.outcome = CatalogEntry.Outcome(outcome)
                     switch outcome {
                     case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy:
                         progress.update { $0.failed += 1 }

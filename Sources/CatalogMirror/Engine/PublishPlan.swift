@@ -3,7 +3,8 @@ import Foundation
 /// What a run will publish, decided from the catalog it collected and the previous manifest,
 /// before anything is written: the new manifest's items and rejections, and what changes.
 struct PublishPlan {
-    var items: [Manifest.Item] = []
+    /// The new manifest's items, packed (`ItemTable`).
+    var items = ItemTable()
     var rejected: [Manifest.Rejection] = []
     /// Keys whose files wait in the staging directory.
     var staged: [CanonicalURL] = []
@@ -24,14 +25,21 @@ struct PublishPlan {
     /// The source's title: its start page's `<title>`.
     var siteTitle: String?
 
+    /// How many stored keys' records are read from the store at a time.
+    static let recordBatch = 512
+
     /// - Parameters:
     ///   - entries: every key the run saw, with its verdict and outcome.
     ///   - previous: the last run's manifest.
-    ///   - stored: the store's record of a key whose file is still in place.
+    ///   - records: the store's records of keys the loader stored, in the order asked
+    ///     (`DiskStorage.records(_:)`); read `recordBatch` at a time, in key order.
+    ///   - stored: the store's record of a failed key whose file is still in place.
+    /// - Throws: what `records` throws, or `StoreError` when a stored key has no record.
     init(
-        entries: [CatalogEntry], previous: PreviousManifest?, stored: (CanonicalURL) -> StoredImage?,
+        entries: [CatalogEntry], previous: PreviousManifest?,
+        records read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?], stored: (CanonicalURL) -> StoredImage?,
         summary: CrawlSummary
-    ) {
+    ) async throws(StoreError) {
         // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
         let previousItems = previous?.items ?? []
         // The last run's items in key order (positions, first of equal keys first), walked
@@ -65,8 +73,23 @@ struct PublishPlan {
         let groups = PhotoGroups(entries: entries, summary: summary)
         // The last run's items in full: read only if a key keeps its published file.
         var previousFull: [String: Manifest.Item]?
-        items.reserveCapacity(entries.count)
+        items.reserveCapacity(entries.count(where: \.isStored))
+        staged.reserveCapacity(entries.count(where: { $0.outcome == .stored(staged: true) }))
+        // The records of the stored keys among the next `recordBatch` entries, by entry number.
+        var records: [Int: StoredImage] = [:]
         for (number, entry) in groups.entries.enumerated() {
+            if number % Self.recordBatch == 0 {
+                let batch = groups.entries[number..<min(number + Self.recordBatch, groups.entries.count)]
+                let numbers = batch.indices.filter { groups.entries[$0].isStored }
+                let rows = try await read(numbers.map { groups.entries[$0].key })
+                records = [:]
+                for (number, row) in zip(numbers, rows) {
+                    guard let row else {
+                        throw StoreError("the store has no record of \(groups.entries[number].key), which it stored this run")
+                    }
+                    records[number] = row
+                }
+            }
             let key = entry.key.string
             let position = previousPosition(of: key)
             let before = position.map { previousItems[order[$0]] }
@@ -77,15 +100,14 @@ struct PublishPlan {
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue
             }
-            if let image = entry.stored {
+            if let image = records[number] {
                 itemOfEntry[number] = Int32(items.count)
                 republish(position)
                 items.append(
-                    Manifest.Item(
-                        key: key, path: image.path, sha256: image.sha256, bytes: image.byteCount, contentType: image.contentType,
-                        title: entry.title, metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: image.etag,
-                        lastModified: image.lastModified, firstSeen: before?.firstSeen ?? image.firstSeen,
-                        lastChecked: image.lastChecked))
+                    key: key, path: image.path, sha256: image.sha256, bytes: image.byteCount, contentType: image.contentType,
+                    title: entry.title, metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: image.etag,
+                    lastModified: image.lastModified, firstSeen: before?.firstSeen ?? image.firstSeen,
+                    lastChecked: image.lastChecked)
                 if image.isStaged { staged.append(entry.key) }
                 if let before {
                     if before.hasSHA256(image.sha256) { unchanged.append(key) } else { replaced.append(key) }
@@ -160,7 +182,7 @@ struct PublishPlan {
             let largest = published.max { a, b in
                 let (sizeA, sizeB) = (a.entry.largestSize, b.entry.largestSize)
                 if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
-                let (bytesA, bytesB) = (items[a.item].bytes, items[b.item].bytes)
+                let (bytesA, bytesB) = (items.bytes(at: a.item), items.bytes(at: b.item))
                 if bytesA != bytesB { return bytesA < bytesB }
                 return a.entry.key > b.entry.key
             }?.entry.key
@@ -168,11 +190,11 @@ struct PublishPlan {
             if let number = photo.album, album != nil { albumNumbers.insert(number) }
             for (index, entry) in published {
                 let key = entry.key
-                items[index].album = album?.url.string
-                items[index].variantOf = key == largest ? nil : largest?.string
+                items.setAlbum(album?.url.string, at: index)
+                items.setVariantOf(key == largest ? nil : largest?.string, at: index)
                 // Every title comes with a sighting: none left means only covers named it.
-                items[index].title = best?.title
-                if !metadata.isEmpty { items[index].metadata = metadata }
+                items.setTitle(best?.title, at: index)
+                if !metadata.isEmpty { items.setMetadata(metadata, at: index) }
             }
         }
         // Album pages titled "<album> - <site>" are listed by their own name; the start page

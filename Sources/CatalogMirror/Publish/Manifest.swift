@@ -60,12 +60,63 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// When the run that wrote the manifest started publishing.
     public var generatedAt: Date
     /// Sorted by key in byte order.
-    public var items: [Item]
+    public var items: [Item] {
+        get { Array(table) }
+        set { table = ItemTable(newValue) }
+    }
+    /// The items as a run holds them: packed (`ItemTable`), each made whole when it is read.
+    var table: ItemTable
     /// Sorted by key in byte order.
     public var rejected: [Rejection]
     /// Every page that holds a published photo, in crawl order. Nil in manifests written before
     /// albums were kept.
     public var albums: [Album]?
+
+    public init(
+        source: String, title: String? = nil, generatedAt: Date, items: [Item], rejected: [Rejection],
+        albums: [Album]? = nil
+    ) {
+        self.init(
+            source: source, title: title, generatedAt: generatedAt, table: ItemTable(items), rejected: rejected, albums: albums)
+    }
+
+    init(
+        source: String, title: String? = nil, generatedAt: Date, table: ItemTable, rejected: [Rejection],
+        albums: [Album]? = nil
+    ) {
+        self.source = source
+        self.title = title
+        self.generatedAt = generatedAt
+        self.table = table
+        self.rejected = rejected
+        self.albums = albums
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case schema, source, title, generatedAt, items, rejected, albums
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try container.decode(String.self, forKey: .schema)
+        source = try container.decode(String.self, forKey: .source)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        generatedAt = try container.decode(Date.self, forKey: .generatedAt)
+        table = ItemTable(try container.decode([Item].self, forKey: .items))
+        rejected = try container.decode([Rejection].self, forKey: .rejected)
+        albums = try container.decodeIfPresent([Album].self, forKey: .albums)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(source, forKey: .source)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encode(generatedAt, forKey: .generatedAt)
+        try container.encode(items, forKey: .items)
+        try container.encode(rejected, forKey: .rejected)
+        try container.encodeIfPresent(albums, forKey: .albums)
+    }
 
     /// Pretty, key-sorted JSON with second-precision UTC dates: byte-identical for equal input.
     /// The manifest as `JSONCoding` writes it, byte for byte.
@@ -84,20 +135,20 @@ public struct Manifest: Codable, Sendable, Equatable {
             for region in bytes.regions { try region.withUnsafeBytes { try sink($0) } }
         }
         var skeleton = self
-        skeleton.items = []
+        skeleton.table = ItemTable()
         let empty = try JSONCoding.encode(skeleton)
         let placeholder = Data("\n  \"items\" : [\n\n  ]".utf8)
-        guard !items.isEmpty, let slot = empty.firstRange(of: placeholder) else {
-            try emit(items.isEmpty ? empty : try JSONCoding.encode(self))
+        guard !table.isEmpty, let slot = empty.firstRange(of: placeholder) else {
+            try emit(table.isEmpty ? empty : try JSONCoding.encode(self))
             return
         }
         try emit(empty[..<slot.lowerBound])
         try emit(Data("\n  \"items\" : [\n".utf8))
         var buffer: [UInt8] = []
         buffer.reserveCapacity(256 * 768)
-        for (index, item) in items.enumerated() {
+        for index in table.indices {
             if index > 0 { buffer.append(contentsOf: [0x2C, 0x0A]) }
-            item.write(into: &buffer)
+            table[index].write(into: &buffer)
             if buffer.count >= 128 * 1024 {
                 try buffer.withUnsafeBytes { try sink($0) }
                 buffer.removeAll(keepingCapacity: true)

@@ -25,15 +25,30 @@ struct SitePlan {
         var renditions: Int { Int(renditionCount) }
 
         /// The smallest rendition (shown in the grid).
-        var display: Manifest.Item { items.all[Int(displayIndex)] }
+        var display: Item { Item(items: items, index: Int(displayIndex)) }
         /// The largest rendition (what the card links to).
-        var original: Manifest.Item { items.all[Int(originalIndex)] }
+        var original: Item { Item(items: items, index: Int(originalIndex)) }
+    }
+
+    /// One item of the manifest, read field by field where it is packed (a card reads a few
+    /// fields; making the whole item would build its hash and dates too).
+    struct Item {
+        fileprivate let items: Items
+        fileprivate let index: Int
+
+        var key: String { items.all.key(at: index) }
+        var path: String { items.all.path(at: index) }
+        var title: String? { items.all.title(at: index) }
+        var metadata: [String: String]? { items.all.metadata(at: index) }
+        var contentType: String { items.all.contentType(at: index) }
+        var bytes: Int64 { items.all.bytes(at: index) }
+        var album: String? { items.all.album(at: index) }
     }
 
     /// The manifest's items, shared by every photo of the plan.
     fileprivate final class Items: Sendable {
-        let all: [Manifest.Item]
-        init(_ all: [Manifest.Item]) { self.all = all }
+        let all: ItemTable
+        init(_ all: ItemTable) { self.all = all }
     }
 
     /// An album of the source (a page photos were found on), or the root: the start page.
@@ -99,12 +114,12 @@ struct SitePlan {
         // Renditions of one photo share `variantOf` (or are the photo's largest rendition).
         // A photo's first item is kept apart from the rest, so the usual photo of one
         // rendition needs no array of its own.
-        let items = Items(manifest.items)
+        let items = Items(manifest.table)
         let all = items.all
         var groupOf: [String: Int] = [:]
         var groups: [(key: String, first: Int, rest: [Int])] = []
-        for (index, item) in all.enumerated() {
-            let photo = item.variantOf ?? item.key
+        for index in all.indices {
+            let photo = all.variantOf(at: index) ?? all.key(at: index)
             if let group = groupOf[photo] {
                 groups[group].rest.append(index)
             } else {
@@ -119,10 +134,12 @@ struct SitePlan {
             var display = first
             if !rest.isEmpty {
                 original =
-                    indices.first { all[$0].key == key } ?? indices.max { all[$0].bytes < all[$1].bytes } ?? first
-                display = indices.min { (all[$0].bytes, all[$0].key) < (all[$1].bytes, all[$1].key) } ?? original
+                    indices.first { all.key(at: $0) == key }
+                    ?? indices.max { all.bytes(at: $0) < all.bytes(at: $1) } ?? first
+                display =
+                    indices.min { (all.bytes(at: $0), all.key(at: $0)) < (all.bytes(at: $1), all.key(at: $1)) } ?? original
             }
-            let album = all[original].album.flatMap { albumOfURL[$0] } ?? 0
+            let album = all.album(at: original).flatMap { albumOfURL[$0] } ?? 0
             albums[album].photos.append(
                 Photo(items: items, display: display, original: original, renditions: 1 + rest.count))
         }

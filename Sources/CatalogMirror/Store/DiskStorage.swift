@@ -162,17 +162,32 @@ import Foundation
     /// query cannot answer (an unreadable state) is looked up on its own when it is loaded.
     public func lookup(_ keys: [CanonicalURL]) -> [ImageRequest.Lookup] {
         guard !keys.isEmpty else { return [] }
-        var rows: [String: StoredImage] = [:]
+        let rows: [String: StoredImage]
         do {
-            var unknown: [CanonicalURL] = []
-            for key in keys {
-                if let pending = unwritten[key] { rows[key.string] = pending } else { unknown.append(key) }
-            }
-            for (text, row) in try state().images(for: unknown) { rows[text] = row }
+            rows = try self.rows(of: keys)
         } catch {
             return keys.map { _ in .unknown }
         }
         return keys.map { key in keptForLoad(rows[key.string], of: key).map { .stored($0) } ?? .none }
+    }
+
+    /// The rows of `keys` as they are now (a confirmation not yet written applied), in the order
+    /// of `keys`, nil for a key without one: what the publish plan reads back for the keys the
+    /// loader stored, a batch at a time, instead of the run holding every stored image.
+    public func records(_ keys: [CanonicalURL]) throws(StoreError) -> [StoredImage?] {
+        let rows = try self.rows(of: keys)
+        return keys.map { rows[$0.string] }
+    }
+
+    /// The rows of `keys` by the key's text, with one query for those not waiting in `unwritten`.
+    private func rows(of keys: [CanonicalURL]) throws(StoreError) -> [String: StoredImage] {
+        var rows: [String: StoredImage] = [:]
+        var unknown: [CanonicalURL] = []
+        for key in keys {
+            if let pending = unwritten[key] { rows[key.string] = pending } else { unknown.append(key) }
+        }
+        for (text, row) in try state().images(for: unknown) { rows[text] = row }
+        return rows
     }
 
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
@@ -329,8 +344,9 @@ import Foundation
     public func finishPublishing(_ manifest: Manifest) -> [String] {
         guard !readOnly else { return [] }
         var referenced: [String: String] = [:]
-        referenced.reserveCapacity(manifest.items.count)
-        for item in manifest.items { referenced[item.key] = String(item.path.dropFirst("images/".count)) }
+        let items = manifest.table
+        referenced.reserveCapacity(items.count)
+        for index in items.indices { referenced[items.key(at: index)] = String(items.path(at: index).dropFirst("images/".count)) }
         // A failed write leaves extra rows behind, which is harmless: a lookup checks the file,
         // and the next run's setUp settles staged rows.
         try? writeUnwritten()

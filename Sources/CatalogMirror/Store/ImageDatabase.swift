@@ -25,6 +25,8 @@
             layout: layout, readOnly: readOnly, state: try StateDatabase.open(layout, readOnly: readOnly))
         do {
             try storage.setUp()
+            // Reading the previous manifest left megabytes free in the arena that read it.
+            FreeMemory.release()
         } catch {
             storage.close()
             throw error

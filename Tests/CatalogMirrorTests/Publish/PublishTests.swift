@@ -43,6 +43,47 @@ struct PublishTests {
         #expect(try JSONCoding.decode(Manifest.self, from: batched) == manifest)
     }
 
+    @Test("packed items read back as they went in: hashes, missing and empty validators, texts across chunks")
+    func packedItems() {
+        let hashes = [
+            String(repeating: "0123456789abcdef", count: 4),  // packed into 32 bytes
+            String(repeating: "0123456789ABCDEF", count: 4),  // upper case: kept as written
+            "not-a-hash", "", String(repeating: "f", count: 63) + "g",
+        ]
+        // 3,000 items of about 700 bytes of text are two chunks and more; one ETag is larger
+        // than a chunk on its own.
+        let items = (0..<3000).map { (index: Int) -> Manifest.Item in
+            Manifest.Item(
+                key: "http://h/img/\(index).png", path: "images/\(index)-" + String(repeating: "é", count: 300) + ".png",
+                sha256: hashes[index % hashes.count], bytes: Int64(index),
+                contentType: index % 2 == 0 ? "image/png" : "image/webp",
+                title: index % 3 == 0 ? nil : "Photo \(index)", metadata: index % 4 == 0 ? ["price": "\(index)"] : nil,
+                album: index % 5 == 0 ? "http://h/a/" : nil, variantOf: index % 7 == 0 ? "http://h/img/0.png" : nil,
+                etag: index == 1500 ? String(repeating: "e", count: 1_500_000) : [nil, "", "\"v\(index)\""][index % 3],
+                lastModified: [nil, "", "Tue, 21 Nov 2026 12:00:00 GMT"][(index + 1) % 3],
+                firstSeen: Date(timeIntervalSinceReferenceDate: Double(index) + 0.123_456_789),
+                lastChecked: Date(timeIntervalSince1970: 1_700_000_000.5))
+        }
+        var table = ItemTable()
+        for item in items { table.append(item) }
+        #expect(table.count == items.count)
+        #expect(Array(table) == items)
+        #expect(table.sha256(at: 1) == hashes[1] && table.sha256(at: 0) == hashes[0])
+        #expect(table.etag(at: 0) == nil && table.etag(at: 1) == "" && table.lastModified(at: 0) == "")
+        table.setAlbum("http://h/b/", at: 2)
+        table.setVariantOf(nil, at: 7)
+        table.setTitle("Renamed", at: 3)
+        table.setMetadata(["alt": "x"], at: 5)
+        var changed = items
+        changed[2].album = "http://h/b/"
+        changed[7].variantOf = nil
+        changed[3].title = "Renamed"
+        changed[5].metadata = ["alt": "x"]
+        #expect(Array(table) == changed)
+        #expect(table == ItemTable(changed))
+        #expect(table != ItemTable(items))
+    }
+
     @Test("sizes are decimal, one decimal below 10, rounded half up on the exact count")
     func sizes() {
         let expected: [(Int64, String)] = [
