@@ -2,20 +2,49 @@
 ///
 /// A class, not a struct: the catalog holds one per key (10,000 and more), a dictionary of large
 /// inline values keeps its empty slots that large too, and sorting it copied every entry.
+///
+/// The catalog holds every entry to the end of the plan, so their size is most of a large run's
+/// memory: the fields are declared largest first (Swift lays them out in that order, and the
+/// one-byte fields between the others cost 7 bytes of padding each), and a key's first sighting
+/// is kept inline (`Sightings`).
 final class CatalogEntry {
     var key: CanonicalURL
     var title: String?
-    var titleSource: ImageReference.TitleSource
-    var metadata: [String: String]
-    var declaredLength: Int64?
     var declaredType: String?
     var verdict: Verdict
+    var metadata: [String: String]
+    /// Where the key was seen: each document and photo of that document it is a rendition of.
+    var sightings = Sightings()
     /// What the loader answered, without the stored image itself (see `Outcome`).
     var outcome: Outcome?
+    var declaredLength: Int64?
+    var titleSource: ImageReference.TitleSource
     /// Whether the engine has asked the loader for this key (deferred keys wait until the crawl ends).
     var isSentToLoader = false
-    /// Where the key was seen: each document and photo of that document it is a rendition of.
-    var sightings: [Sighting] = []
+
+    /// The sightings of a key: the first inline, since most keys have one (an array of one was
+    /// a 96-byte allocation of its own for every key), any more in an array.
+    struct Sightings: RandomAccessCollection, MutableCollection {
+        private var head: Sighting?
+        private var tail: [Sighting] = []
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { head == nil ? 0 : 1 + tail.count }
+
+        subscript(index: Int) -> Sighting {
+            get {
+                if index == 0, let head { return head }
+                return tail[index - 1]
+            }
+            set {
+                if index == 0, head != nil { head = newValue } else { tail[index - 1] = newValue }
+            }
+        }
+
+        mutating func append(_ sighting: Sighting) {
+            if head == nil { head = sighting } else { tail.append(sighting) }
+        }
+    }
 
     /// One sighting of a key: in which document, as a rendition of which of its photos, and how
     /// large the document says it is.
@@ -84,7 +113,8 @@ final class CatalogEntry {
     enum Outcome: Equatable {
         /// In the store; `staged` while its file waits for this run's publish step.
         case stored(staged: Bool)
-        case failed(FetchFailure)
+        /// Boxed: a failure is 32 bytes, and rare; inline it made every entry that much larger.
+        indirect case failed(FetchFailure)
         /// The store itself failed (the run stops).
         case storeFailed
         /// A dry run found the key new or changed.

@@ -280,7 +280,7 @@ public struct MirrorEngine: Sendable {
         report.dryRun = configuration.dryRun
         report.added = plan.added.count
         report.replaced = plan.replaced.count
-        report.unchanged = plan.unchanged.count
+        report.unchanged = plan.unchanged
         report.removed = plan.removed.count
         report.kept = plan.kept.count
         if configuration.dryRun {

@@ -10,7 +10,9 @@ struct PublishPlan {
     var staged: [CanonicalURL] = []
     var added: [String] = []
     var replaced: [String] = []
-    var unchanged: [String] = []
+    /// How many keys keep the file the last run published (only the number is reported: a
+    /// list of every key of a no-op re-sync was 2 MB at 100,000 items).
+    var unchanged = 0
     /// Previous items this run deletes.
     var removed: [String] = []
     /// Previous items that failed this run and stay as they were.
@@ -41,28 +43,28 @@ struct PublishPlan {
         summary: CrawlSummary
     ) async throws(StoreError) {
         // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
-        let previousItems = previous?.items ?? []
+        let previousItems = previous?.items ?? PreviousManifest.Items()
         // The last run's items in key order (positions, first of equal keys first), walked
         // beside the catalog, which is in key order too: a dictionary of them and a set of the
         // published keys were 5 MB of a 50,000-item run's peak.
         let order = previousItems.indices.sorted { a, b in
-            let (first, second) = (previousItems[a].key.utf8, previousItems[b].key.utf8)
+            let (first, second) = (previousItems.key(at: a), previousItems.key(at: b))
             return first.elementsEqual(second) ? a < b : first.lexicographicallyPrecedes(second)
         }
         var republished = [Bool](repeating: false, count: order.count)
         var cursor = 0
         /// The position in `order` of the first previous item with `key`, if there is one.
         func previousPosition(of key: String) -> Int? {
-            while cursor < order.count, previousItems[order[cursor]].key.utf8.lexicographicallyPrecedes(key.utf8) {
+            while cursor < order.count, previousItems.key(at: order[cursor]).lexicographicallyPrecedes(key.utf8) {
                 cursor += 1
             }
-            return cursor < order.count && previousItems[order[cursor]].key.utf8.elementsEqual(key.utf8) ? cursor : nil
+            return cursor < order.count && previousItems.key(at: order[cursor]).elementsEqual(key.utf8) ? cursor : nil
         }
         /// Marks every previous item with the key at `position` as published again.
         func republish(_ position: Int?) {
             guard var next = position else { return }
-            let key = previousItems[order[next]].key.utf8
-            while next < order.count, previousItems[order[next]].key.utf8.elementsEqual(key) {
+            let key = previousItems.key(at: order[next])
+            while next < order.count, previousItems.key(at: order[next]).elementsEqual(key) {
                 republished[next] = true
                 next += 1
             }
@@ -92,7 +94,8 @@ struct PublishPlan {
             }
             let key = entry.key.string
             let position = previousPosition(of: key)
-            let before = position.map { previousItems[order[$0]] }
+            // The previous item's number, if the key had one.
+            let before = position.map { order[$0] }
             if groups.decorations.contains(entry.key), entry.verdict == .accepted {
                 // Fetched before the crawl was over and the decoration known: not published,
                 // and the next publish step removes its file.
@@ -106,11 +109,16 @@ struct PublishPlan {
                 items.append(
                     key: key, path: image.path, sha256: image.sha256, bytes: image.byteCount, contentType: image.contentType,
                     title: entry.title, metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: image.etag,
-                    lastModified: image.lastModified, firstSeen: before?.firstSeen ?? image.firstSeen,
+                    lastModified: image.lastModified,
+                    firstSeen: before.map { previousItems.firstSeen(at: $0) } ?? image.firstSeen,
                     lastChecked: image.lastChecked)
                 if image.isStaged { staged.append(entry.key) }
                 if let before {
-                    if before.hasSHA256(image.sha256) { unchanged.append(key) } else { replaced.append(key) }
+                    if previousItems.hasSHA256(image.sha256, at: before) {
+                        unchanged += 1
+                    } else {
+                        replaced.append(key)
+                    }
                 } else {
                     added.append(key)
                 }
@@ -128,7 +136,9 @@ struct PublishPlan {
                 failed[reason.rawValue, default: 0] += 1
                 if case .failed(let failure) = entry.outcome { warnings.append(failure.detail) }
                 // A key still listed but failing this run keeps its published file.
-                if let before, let image = stored(entry.key), !image.isStaged, before.hasSHA256(image.sha256) {
+                if let before, let image = stored(entry.key), !image.isStaged,
+                    previousItems.hasSHA256(image.sha256, at: before)
+                {
                     if previousFull == nil { previousFull = previous?.fullItems() ?? [:] }
                     if let item = previousFull?[key] {
                         itemOfEntry[number] = Int32(items.count)

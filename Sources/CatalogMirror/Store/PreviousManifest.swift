@@ -15,8 +15,8 @@ struct PreviousManifest: Sendable {
         /// The hash of the file the last run published, as its 32 bytes: the 64-digit text is
         /// 96 bytes on the heap for every item (5 MB at 50,000 items). A value that is not 64
         /// lower-case hex digits is kept as it was written.
-        private var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        private var unparsed: String?
+        fileprivate var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        fileprivate var unparsed: String?
         /// When a run first published the key.
         var firstSeen: Date
 
@@ -51,7 +51,7 @@ struct PreviousManifest: Sendable {
         }
 
         /// 64 lower-case hex digits as four words; nil for anything else.
-        private static func digest(_ text: String) -> (UInt64, UInt64, UInt64, UInt64)? {
+        fileprivate static func digest(_ text: String) -> (UInt64, UInt64, UInt64, UInt64)? {
             var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
             var count = 0
             for byte in text.utf8 {
@@ -176,8 +176,68 @@ struct PreviousManifest: Sendable {
         }
     }
 
+    /// The last run's items, packed: every key's bytes back to back in one buffer, a hash in
+    /// 32 bytes. As `[Item]` each key was a string of its own beside a 72-byte value (15 MB at
+    /// 100,000 items, held from the start of a re-sync to its plan); packed it is 8.6 MB.
+    struct Items: RandomAccessCollection, Sendable {
+        private var keyBytes: [UInt8] = []
+        private var keyEnds: [UInt32] = []
+        private var digests: [(UInt64, UInt64, UInt64, UInt64)] = []
+        /// The hashes that are not 64 lower-case hex digits, as written.
+        private var unparsed: [Int32: String] = [:]
+        private var dates: [Date] = []
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { keyEnds.count }
+
+        /// The item at `index`, its key made a string.
+        subscript(index: Int) -> Item {
+            var item = Item(key: String(decoding: key(at: index), as: UTF8.self), sha256: "", firstSeen: dates[index])
+            (item.digest, item.unparsed) = (digests[index], unparsed[Int32(index)])
+            return item
+        }
+
+        /// The UTF-8 bytes of the key at `index`.
+        func key(at index: Int) -> ArraySlice<UInt8> {
+            keyBytes[(index == 0 ? 0 : Int(keyEnds[index - 1]))..<Int(keyEnds[index])]
+        }
+
+        func firstSeen(at index: Int) -> Date { dates[index] }
+
+        /// `Item.hasSHA256(_:)` of the item at `index`.
+        func hasSHA256(_ sha256: String, at index: Int) -> Bool {
+            if let written = unparsed[Int32(index)] { return written == sha256 }
+            guard let other = Item.digest(sha256) else { return false }
+            return digests[index] == other
+        }
+
+        mutating func append(_ item: Item) {
+            if let written = item.unparsed { unparsed[Int32(keyEnds.count)] = written }
+            keyBytes.append(contentsOf: item.key.utf8)
+            keyEnds.append(UInt32(keyBytes.count))
+            digests.append(item.digest)
+            dates.append(item.firstSeen)
+        }
+
+        /// The same items in arrays of their size: grown by doubling, they kept up to twice
+        /// the room they need for the whole run.
+        func fitted() -> Items {
+            func fit<Element>(_ array: [Element]) -> [Element] {
+                var copy: [Element] = []
+                copy.reserveCapacity(array.count)
+                copy.append(contentsOf: array)
+                return copy
+            }
+            var fitted = Items()
+            (fitted.keyBytes, fitted.keyEnds, fitted.digests, fitted.dates) =
+                (fit(keyBytes), fit(keyEnds), fit(digests), fit(dates))
+            fitted.unparsed = unparsed
+            return fitted
+        }
+    }
+
     /// Every item, in the manifest's order (by key).
-    let items: [Item]
+    let items: Items
     /// Keys the last run rejected as decoration (never requested again).
     let decorations: [String]
     /// The file read.
@@ -188,7 +248,7 @@ struct PreviousManifest: Sendable {
     static func read(from url: URL) -> PreviousManifest? {
         // Read a member at a time, its items one by one: decoded whole, the file and the
         // decoder's map of it were 50 MB of a 50,000-item re-sync's peak.
-        var items: [Item] = []
+        var items = Items()
         var decorations: [String] = []
         do {
             let members = try JSONMemberScanner.scan(file: url.path, arrays: ["items", "rejected"]) { member, bytes in
@@ -205,12 +265,7 @@ struct PreviousManifest: Sendable {
         } catch {
             return nil
         }
-        // Copied to its size: grown by doubling, the array kept up to twice the room it
-        // needs for the whole run (1 MB at 50,000 items).
-        var fitted: [Item] = []
-        fitted.reserveCapacity(items.count)
-        fitted.append(contentsOf: items)
-        return PreviousManifest(items: fitted, decorations: decorations, url: url)
+        return PreviousManifest(items: items.fitted(), decorations: decorations, url: url)
     }
 
     /// The last run's items in full, by key, read again from the file; nil when it no longer reads.
