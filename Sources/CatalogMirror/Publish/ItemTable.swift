@@ -142,6 +142,21 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         return hashes[32 * index..<32 * index + 32].hexString
     }
 
+    /// The UTF-8 bytes of the path of the item at `index`, without making it a string.
+    func pathBytes(at index: Int) -> ArraySlice<UInt8> {
+        let chunk = Int(textStarts[index] >> 32)
+        let start = Int(textStarts[index] & 0xFFFF_FFFF)
+        return chunks[chunk][start..<start + Int(textLengths[3 * index])]
+    }
+
+    /// The item numbers in key order (byte order of the keys' UTF-8, as SQLite's `BINARY`
+    /// collation sorts them): `indices` itself when the items are in that order, as a plan's are.
+    func keyOrder() -> [Int] {
+        let inOrder = zip(keys, keys.dropFirst()).allSatisfy { !$1.utf8.lexicographicallyPrecedes($0.utf8) }
+        if inOrder { return Array(indices) }
+        return indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+    }
+
     mutating func setAlbum(_ album: String?, at index: Int) { albums[index] = album }
     mutating func setVariantOf(_ key: String?, at index: Int) { variants[index] = key }
     mutating func setTitle(_ title: String?, at index: Int) { titles[index] = title }

@@ -43,7 +43,7 @@ public struct StoredImage: Sendable, Equatable {
         self.stagedName = stagedName
     }
 
-    private static let directory = "images/"
+    static let directory = "images/"
 
     /// The file name inside `images/` (no directory part).
     public var fileName: String { String(path.utf8.dropFirst(Self.directory.utf8.count)) ?? "" }

@@ -23,6 +23,21 @@ enum FileSystem {
         var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
     }
 
+    /// Calls `body` with the name of each entry of the directory at `path` but `.` and `..`, as
+    /// its bytes, one at a time: a listing as `[String]` was 8.5 MB at 100,000 files. Nothing
+    /// when the directory cannot be read.
+    static func forEachName(inDirectory path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let directory = opendir(path) else { return }
+        defer { closedir(directory) }
+        guard let offset = MemoryLayout<dirent>.offset(of: \.d_name) else { return }
+        while let entry = readdir(directory) {
+            let name = UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: UInt8.self)
+            let bytes = UnsafeBufferPointer(start: name, count: strlen(name))
+            if bytes.elementsEqual([0x2E]) || bytes.elementsEqual([0x2E, 0x2E]) { continue }
+            body(bytes)
+        }
+    }
+
     /// The size of the regular file at `path`, or nil when there is none (or it is not a regular file).
     static func size(atPath path: String) -> Int64? {
         var info = stat()

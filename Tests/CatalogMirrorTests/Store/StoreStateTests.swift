@@ -147,6 +147,43 @@ struct StoreStateTests {
         await ImageDatabase.close(storage)
     }
 
+    @Test("finishing a publish keeps the rows and files the manifest names, in whatever order, and nothing else")
+    func finishKeepsReferenced() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        let source = await Self.openSource(SampleImage.bundled.first { $0.format == "png" }!.bytes)
+        let storage = try await ImageDatabase.open(layout)
+        let loader = ImageLoader(storage: storage, source: source)
+        let keys = (0..<6).map { CanonicalURL("http://h/photo-\($0).png")! }
+        var stored: [StoredImage] = []
+        for key in keys {
+            guard case .stored(let image, _) = await loader.load(ImageRequest(key: key)) else {
+                Issue.record("\(key) was not stored")
+                return
+            }
+            stored.append(image)
+        }
+        try await storage.publish(keys)
+        try Data("x".utf8).write(to: layout.images.appendingPathComponent("stray.png"))
+        // Out of key order; the third names another file than its row's, so its row goes.
+        let items = [4, 0, 2].map { (index: Int) -> Manifest.Item in
+            let image = stored[index]
+            return Manifest.Item(
+                key: image.key.string, path: index == 2 ? "images/other.png" : image.path, sha256: image.sha256,
+                bytes: image.byteCount, contentType: image.contentType, firstSeen: Date(), lastChecked: Date())
+        }
+        let manifest = Manifest(source: "http://h/", generatedAt: Date(), items: items, rejected: [])
+        let deleted = await storage.finishPublishing(manifest)
+        #expect(Set(deleted) == Set([1, 2, 3, 5].map { stored[$0].fileName } + ["stray.png"]))
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path))
+                == [stored[0].fileName, stored[4].fileName])
+        await ImageDatabase.close(storage)
+        let rows = try StateDatabase.open(layout, readOnly: true).allImages()
+        #expect(rows.map(\.key) == [keys[0], keys[4]])
+    }
+
     @Test("staged rows are committed every 64 downloads, and every second, without waiting for the run to end")
     func stagedRowsBatched() async throws {
         let directory = try TemporaryDirectory()
