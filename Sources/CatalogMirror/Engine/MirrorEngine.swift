@@ -254,12 +254,15 @@ public struct MirrorEngine: Sendable {
         } catch {
             throw .storage(error.message)
         }
+        FreeMemory.release()
         let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
         do {
             try publisher.publish(manifest)
         } catch {
             throw .storage(error.message)
         }
+        // Pages were rendered on several threads at once, each in an arena of its own.
+        FreeMemory.release()
         await storage.finishPublishing(manifest)
     }
 
