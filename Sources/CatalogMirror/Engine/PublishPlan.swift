@@ -195,13 +195,12 @@ struct PublishPlan {
                 let (bytesA, bytesB) = (items.bytes(at: a.item), items.bytes(at: b.item))
                 if bytesA != bytesB { return bytesA < bytesB }
                 return a.entry.key > b.entry.key
-            }?.entry.key
+            }?.item
             let album = photo.album.flatMap { summary.documents[$0] }
             if let number = photo.album, album != nil { albumNumbers.insert(number) }
-            for (index, entry) in published {
-                let key = entry.key
+            for (index, _) in published {
                 items.setAlbum(album?.url.string, at: index)
-                items.setVariantOf(key == largest ? nil : largest?.string, at: index)
+                items.setVariantOf(item: index == largest ? nil : largest, at: index)
                 // Every title comes with a sighting: none left means only covers named it.
                 items.setTitle(best?.title, at: index)
                 if !metadata.isEmpty { items.setMetadata(metadata, at: index) }

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// A run holds every item it publishes from the publish plan to the end of publishing. As
 /// `[Manifest.Item]` that was about 420 bytes an item at 100,000 items: the 176-byte value, and
-/// its path, hash and date strings in an allocation each. Packed it is about 190, with no
-/// allocation of its own per item: the key, album and `variantOf` strings share the catalog's
-/// storage. An item is made whole only when asked for (`subscript`), one at a time.
+/// its path, hash and date strings in an allocation each. Packed it is about 170, with no
+/// allocation of its own per item: the key strings share the catalog's storage, an album is a
+/// number, and `variantOf` the number of the item it names. An item is made whole only when asked for (`subscript`), one at a time.
 struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     private(set) var keys: [String] = []
     /// Path, ETag and Last-Modified of each item, back to back, in chunks of `chunkSize` bytes
@@ -34,8 +34,14 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     private var titles: [String?] = []
     /// Only the items that have metadata.
     private var metadata: [Int32: [String: String]] = [:]
-    private var albums: [String?] = []
-    private var variants: [String?] = []
+    /// Albums by number (a run has one per page that holds a photo); -1 for none.
+    private var albums: [Int32] = []
+    private var albumNames: [String] = []
+    private var albumNumbers: [String: Int32] = [:]
+    /// `variantOf` as the number of the item it names; -1 for none, -2 for a key that is no
+    /// item's, kept as written in `variantTexts`.
+    private var variants: [Int32] = []
+    private var variantTexts: [Int32: String] = [:]
     private var firstSeen: [Date] = []
     private var lastChecked: [Date] = []
 
@@ -53,7 +59,7 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         Manifest.Item(
             key: keys[index], path: path(at: index), sha256: sha256(at: index), bytes: byteCounts[index],
             contentType: contentType(at: index), title: titles[index], metadata: metadata(at: index),
-            album: albums[index], variantOf: variants[index], etag: etag(at: index),
+            album: album(at: index), variantOf: variantOf(at: index), etag: etag(at: index),
             lastModified: lastModified(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index])
     }
 
@@ -77,8 +83,11 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
             key: item.key, path: item.path, sha256: item.sha256, bytes: item.bytes, contentType: item.contentType,
             title: item.title, metadata: item.metadata, etag: item.etag, lastModified: item.lastModified,
             firstSeen: item.firstSeen, lastChecked: item.lastChecked)
-        albums[albums.count - 1] = item.album
-        variants[variants.count - 1] = item.variantOf
+        setAlbum(item.album, at: count - 1)
+        if let key = item.variantOf {
+            variants[count - 1] = -2
+            variantTexts[Int32(count - 1)] = key
+        }
     }
 
     mutating func append(
@@ -118,8 +127,8 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         }
         titles.append(title)
         if let metadata { self.metadata[index] = metadata }
-        albums.append(nil)
-        variants.append(nil)
+        albums.append(-1)
+        variants.append(-1)
         self.firstSeen.append(firstSeen)
         self.lastChecked.append(lastChecked)
     }
@@ -129,8 +138,15 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     func key(at index: Int) -> String { keys[index] }
     func bytes(at index: Int) -> Int64 { byteCounts[index] }
     func title(at index: Int) -> String? { titles[index] }
-    func album(at index: Int) -> String? { albums[index] }
-    func variantOf(at index: Int) -> String? { variants[index] }
+    func album(at index: Int) -> String? { albums[index] < 0 ? nil : albumNames[Int(albums[index])] }
+
+    func variantOf(at index: Int) -> String? {
+        switch variants[index] {
+        case -1: nil
+        case -2: variantTexts[Int32(index)]
+        case let item: keys[Int(item)]
+        }
+    }
     func contentType(at index: Int) -> String { typeNames[Int(contentTypes[index])] }
     func metadata(at index: Int) -> [String: String]? { metadata[Int32(index)] }
     func path(at index: Int) -> String { textField(index, 0) }
@@ -157,8 +173,26 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         return indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
     }
 
-    mutating func setAlbum(_ album: String?, at index: Int) { albums[index] = album }
-    mutating func setVariantOf(_ key: String?, at index: Int) { variants[index] = key }
+    mutating func setAlbum(_ album: String?, at index: Int) {
+        guard let album else {
+            albums[index] = -1
+            return
+        }
+        if let number = albumNumbers[album] {
+            albums[index] = number
+        } else {
+            let number = Int32(albumNames.count)
+            albumNames.append(album)
+            albumNumbers[album] = number
+            albums[index] = number
+        }
+    }
+
+    /// Makes the item at `index` a rendition of the item at `item` (nil: of no other item).
+    mutating func setVariantOf(item: Int?, at index: Int) {
+        variantTexts[Int32(index)] = nil
+        variants[index] = item.map { Int32($0) } ?? -1
+    }
     mutating func setTitle(_ title: String?, at index: Int) { titles[index] = title }
     mutating func setMetadata(_ value: [String: String]?, at index: Int) { metadata[Int32(index)] = value }
 

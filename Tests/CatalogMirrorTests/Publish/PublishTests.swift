@@ -71,12 +71,14 @@ struct PublishTests {
         #expect(table.sha256(at: 1) == hashes[1] && table.sha256(at: 0) == hashes[0])
         #expect(table.etag(at: 0) == nil && table.etag(at: 1) == "" && table.lastModified(at: 0) == "")
         table.setAlbum("http://h/b/", at: 2)
-        table.setVariantOf(nil, at: 7)
+        table.setVariantOf(item: nil, at: 7)
+        table.setVariantOf(item: 3, at: 9)
         table.setTitle("Renamed", at: 3)
         table.setMetadata(["alt": "x"], at: 5)
         var changed = items
         changed[2].album = "http://h/b/"
         changed[7].variantOf = nil
+        changed[9].variantOf = items[3].key
         changed[3].title = "Renamed"
         changed[5].metadata = ["alt": "x"]
         #expect(Array(table) == changed)
