@@ -96,6 +96,16 @@ struct StoreStateTests {
         return source
     }
 
+    /// A store in `directory` and a loader whose source answers every key with the same PNG.
+    static func pngStore(in directory: TemporaryDirectory) async throws -> (
+        layout: MirrorLayout, source: CountingSource, storage: DiskStorage, loader: ImageLoader
+    ) {
+        let layout = MirrorLayout(root: directory.url)
+        let source = await openSource(SampleImage.bundled.first { $0.format == "png" }!.bytes)
+        let storage = try await ImageDatabase.open(layout)
+        return (layout, source, storage, ImageLoader(storage: storage, source: source))
+    }
+
     @Test("a download is renamed once, from its staged name into images/, and re-hashed before a resume trusts it")
     func stagedOnceAndVerified() async throws {
         let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
@@ -151,10 +161,7 @@ struct StoreStateTests {
     func finishKeepsReferenced() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let layout = MirrorLayout(root: directory.url)
-        let source = await Self.openSource(SampleImage.bundled.first { $0.format == "png" }!.bytes)
-        let storage = try await ImageDatabase.open(layout)
-        let loader = ImageLoader(storage: storage, source: source)
+        let (layout, _, storage, loader) = try await Self.pngStore(in: directory)
         let keys = (0..<6).map { CanonicalURL("http://h/photo-\($0).png")! }
         var stored: [StoredImage] = []
         for key in keys {
@@ -188,10 +195,7 @@ struct StoreStateTests {
     func stagedRowsBatched() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let layout = MirrorLayout(root: directory.url)
-        let source = await Self.openSource(SampleImage.bundled.first { $0.format == "png" }!.bytes)
-        let storage = try await ImageDatabase.open(layout)
-        let loader = ImageLoader(storage: storage, source: source)
+        let (layout, source, storage, loader) = try await Self.pngStore(in: directory)
         func committed() throws -> Int {
             try StateDatabase.open(layout, readOnly: true).allImages().filter(\.isStaged).count
         }
