@@ -173,6 +173,16 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         return indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
     }
 
+    /// The number of the item `variantOf` names at `index`, when it was set by number.
+    func variantItem(at index: Int) -> Int? { variants[index] >= 0 ? Int(variants[index]) : nil }
+
+    /// `variantOf` at `index` when it was given as text (items appended whole: a manifest read
+    /// from a file, or made in a test), not by number.
+    func variantText(at index: Int) -> String? { variants[index] == -2 ? variantTexts[Int32(index)] : nil }
+
+    /// Whether some `variantOf` was given as text.
+    var hasVariantTexts: Bool { !variantTexts.isEmpty }
+
     mutating func setAlbum(_ album: String?, at index: Int) {
         guard let album else {
             albums[index] = -1

@@ -113,28 +113,56 @@ struct SitePlan {
 
         // Renditions of one photo share `variantOf` (or are the photo's largest rendition).
         // A photo's first item is kept apart from the rest, so the usual photo of one
-        // rendition needs no array of its own.
+        // rendition needs no array of its own. A photo is found by the number of the item that
+        // is its largest rendition, as the plan sets `variantOf`: a table of every key was the
+        // peak of a 100,000-item first run (12 MB while the pages were planned). Only a
+        // `variantOf` given as text (a manifest made whole) is looked up by key.
         let items = Items(manifest.table)
         let all = items.all
-        var groupOf: [String: Int] = [:]
-        var groups: [(key: String, first: Int, rest: [Int])] = []
-        for index in all.indices {
-            let photo = all.variantOf(at: index) ?? all.key(at: index)
-            if let group = groupOf[photo] {
-                groups[group].rest.append(index)
-            } else {
-                groupOf[photo] = groups.count
-                groups.append((photo, index, []))
+        var indexOfKey: [String: Int32] = [:]
+        if all.hasVariantTexts {
+            for index in all.indices where indexOfKey[all.key(at: index)] == nil {
+                indexOfKey[all.key(at: index)] = Int32(index)
             }
         }
-        groupOf = [:]
-        for (key, first, rest) in groups {
-            let indices = rest.isEmpty ? [] : [first] + rest
+        var groupOfItem = [Int32](repeating: -1, count: all.count)
+        var groupOfText: [String: Int] = [:]
+        // The photo's own item (-1 when its key is no item's), its first rendition, the rest.
+        var groups: [(photo: Int32, first: Int32, rest: [Int32])] = []
+        groups.reserveCapacity(all.count)
+        for index in all.indices {
+            var photo = Int32(index)
+            if let item = all.variantItem(at: index) {
+                photo = Int32(item)
+            } else if let text = all.variantText(at: index) {
+                guard let item = indexOfKey[text] else {
+                    if let group = groupOfText[text] {
+                        groups[group].rest.append(Int32(index))
+                    } else {
+                        groupOfText[text] = groups.count
+                        groups.append((-1, Int32(index), []))
+                    }
+                    continue
+                }
+                photo = item
+            }
+            let group = Int(groupOfItem[Int(photo)])
+            if group >= 0 {
+                groups[group].rest.append(Int32(index))
+            } else {
+                groupOfItem[Int(photo)] = Int32(groups.count)
+                groups.append((photo, Int32(index), []))
+            }
+        }
+        groupOfItem = []
+        for (photo, first, rest) in groups {
+            let first = Int(first)
+            let indices = rest.isEmpty ? [] : [first] + rest.map { Int($0) }
             var original = first
             var display = first
             if !rest.isEmpty {
                 original =
-                    indices.first { all.key(at: $0) == key }
+                    indices.first { $0 == Int(photo) }
                     ?? indices.max { all.bytes(at: $0) < all.bytes(at: $1) } ?? first
                 display =
                     indices.min { (all.bytes(at: $0), all.key(at: $0)) < (all.bytes(at: $1), all.key(at: $1)) } ?? original
