@@ -412,32 +412,23 @@ import Foundation
 /// File names as bytes, sorted, for lookups without a string or a hash-table slot per name:
 /// a set of the names a manifest references was 10 MB at 100,000 items.
 struct FileNames {
-    private var bytes: [UInt8] = []
-    private var ends: [UInt32] = []
+    private var names = PackedBytes()
     /// Name numbers in byte order of the names.
     private var order: [Int32] = []
 
     /// The `count` names `name(0)`, `name(1)`...
     init(count: Int, _ name: (Int) -> ArraySlice<UInt8>) {
-        bytes.reserveCapacity((0..<count).reduce(0) { $0 + name($1).count })
-        ends.reserveCapacity(count)
-        for number in 0..<count {
-            bytes.append(contentsOf: name(number))
-            ends.append(UInt32(bytes.count))
-        }
-        order = (0..<Int32(count)).sorted { self.name($0).lexicographicallyPrecedes(self.name($1)) }
-    }
-
-    private func name(_ number: Int32) -> ArraySlice<UInt8> {
-        bytes[(number == 0 ? 0 : Int(ends[Int(number) - 1]))..<Int(ends[Int(number)])]
+        names.reserveCapacity(count: count, bytes: (0..<count).reduce(0) { $0 + name($1).count })
+        for number in 0..<count { names.append(name(number)) }
+        order = (0..<Int32(count)).sorted { names[Int($0)].lexicographicallyPrecedes(names[Int($1)]) }
     }
 
     func contains(_ name: some Collection<UInt8>) -> Bool {
         var (low, high) = (0, order.count)
         while low < high {
             let middle = (low + high) / 2
-            if self.name(order[middle]).lexicographicallyPrecedes(name) { low = middle + 1 } else { high = middle }
+            if names[Int(order[middle])].lexicographicallyPrecedes(name) { low = middle + 1 } else { high = middle }
         }
-        return low < order.count && self.name(order[low]).elementsEqual(name)
+        return low < order.count && names[Int(order[low])].elementsEqual(name)
     }
 }

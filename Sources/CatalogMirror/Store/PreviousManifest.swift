@@ -180,15 +180,14 @@ struct PreviousManifest: Sendable {
     /// 32 bytes. As `[Item]` each key was a string of its own beside a 72-byte value (15 MB at
     /// 100,000 items, held from the start of a re-sync to its plan); packed it is 8.6 MB.
     struct Items: RandomAccessCollection, Sendable {
-        private var keyBytes: [UInt8] = []
-        private var keyEnds: [UInt32] = []
+        private var keys = PackedBytes()
         private var digests: [(UInt64, UInt64, UInt64, UInt64)] = []
         /// The hashes that are not 64 lower-case hex digits, as written.
         private var unparsed: [Int32: String] = [:]
         private var dates: [Date] = []
 
         var startIndex: Int { 0 }
-        var endIndex: Int { keyEnds.count }
+        var endIndex: Int { keys.count }
 
         /// The item at `index`, its key made a string.
         subscript(index: Int) -> Item {
@@ -198,9 +197,7 @@ struct PreviousManifest: Sendable {
         }
 
         /// The UTF-8 bytes of the key at `index`.
-        func key(at index: Int) -> ArraySlice<UInt8> {
-            keyBytes[(index == 0 ? 0 : Int(keyEnds[index - 1]))..<Int(keyEnds[index])]
-        }
+        func key(at index: Int) -> ArraySlice<UInt8> { keys[index] }
 
         func firstSeen(at index: Int) -> Date { dates[index] }
 
@@ -212,9 +209,8 @@ struct PreviousManifest: Sendable {
         }
 
         mutating func append(_ item: Item) {
-            if let written = item.unparsed { unparsed[Int32(keyEnds.count)] = written }
-            keyBytes.append(contentsOf: item.key.utf8)
-            keyEnds.append(UInt32(keyBytes.count))
+            if let written = item.unparsed { unparsed[Int32(keys.count)] = written }
+            keys.append(item.key.utf8)
             digests.append(item.digest)
             dates.append(item.firstSeen)
         }
@@ -229,8 +225,7 @@ struct PreviousManifest: Sendable {
                 return copy
             }
             var fitted = Items()
-            (fitted.keyBytes, fitted.keyEnds, fitted.digests, fitted.dates) =
-                (fit(keyBytes), fit(keyEnds), fit(digests), fit(dates))
+            (fitted.keys, fitted.digests, fitted.dates) = (keys.fitted(), fit(digests), fit(dates))
             fitted.unparsed = unparsed
             return fitted
         }
