@@ -1,14 +1,15 @@
 import Foundation
 
 /// The items of a manifest, packed column by column: the texts of every item (path, ETag,
-/// Last-Modified) back to back in one buffer, each hash in 32 bytes, numbers and dates in
+/// Last-Modified) back to back in 1 MB chunks, each hash in 32 bytes, numbers and dates in
 /// arrays of their own.
 ///
 /// A run holds every item it publishes from the publish plan to the end of publishing. As
 /// `[Manifest.Item]` that was about 420 bytes an item at 100,000 items: the 176-byte value, and
 /// its path, hash and date strings in an allocation each. Packed it is about 170, with no
 /// allocation of its own per item: the key strings share the catalog's storage, an album is a
-/// number, and `variantOf` the number of the item it names. An item is made whole only when asked for (`subscript`), one at a time.
+/// number, and `variantOf` the number of the item it names. An item is made whole only when
+/// asked for (`subscript`), one at a time.
 struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     private(set) var keys: [String] = []
     /// Path, ETag and Last-Modified of each item, back to back, in chunks of `chunkSize` bytes
@@ -38,8 +39,8 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     private var albums: [Int32] = []
     private var albumNames: [String] = []
     private var albumNumbers: [String: Int32] = [:]
-    /// `variantOf` as the number of the item it names; -1 for none, -2 for a key that is no
-    /// item's, kept as written in `variantTexts`.
+    /// `variantOf` as the number of the item it names; -1 for none, -2 for one given as text
+    /// (an item appended whole), kept as written in `variantTexts`.
     private var variants: [Int32] = []
     private var variantTexts: [Int32: String] = [:]
     private var firstSeen: [Date] = []
