@@ -194,17 +194,27 @@ struct SitePlan {
 
     /// Albums nest by folder: an album's parent is the album whose folder holds its folder most
     /// closely; the root holds the rest.
+    ///
+    /// Found by walking up each album's folder a segment at a time, looking each enclosing
+    /// folder up (the first album of a folder holds it): comparing every album with every
+    /// other was half a second at 1,000 albums.
     private mutating func nest() {
         let folders = albums.map { $0.url.map(Self.directory(of:)) }
+        var albumOfFolder: [Substring: Int] = [:]
+        for (index, folder) in folders.enumerated().dropFirst() {
+            if let folder, albumOfFolder[folder[...]] == nil { albumOfFolder[folder[...]] = index }
+        }
         for index in albums.indices.dropFirst() {
-            guard let folder = folders[index] else { continue }
+            guard let folder = folders[index], !folder.isEmpty else { continue }
             var parent = 0
-            var best = -1
-            for (other, candidate) in folders.enumerated() where other != index && other != 0 {
-                guard let candidate, candidate.count < folder.count, folder.hasPrefix(candidate), candidate.count > best
-                else { continue }
-                parent = other
-                best = candidate.count
+            // The folder ends with its own "/": the enclosing folders end at the ones before it.
+            var end = folder.index(before: folder.endIndex)
+            while let slash = folder[..<end].lastIndex(of: "/") {
+                if let holder = albumOfFolder[folder[...slash]] {
+                    parent = holder
+                    break
+                }
+                end = slash
             }
             albums[index].parent = parent
             albums[parent].children.append(index)
