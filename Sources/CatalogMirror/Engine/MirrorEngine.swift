@@ -170,12 +170,21 @@ public struct MirrorEngine: Sendable {
                 session: session, gate: gate, maxSize: configuration.validation.maxSize,
                 slots: window > configuration.fetch.concurrency ? TransferSlots(limit: configuration.fetch.concurrency) : nil)
         let loader = ImageLoader(storage: storage, source: imageSource, now: configuration.now)
+        if !dryRun, await storage.previousManifest == nil { await storage.publishOnStage() }
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
         let collected = await collect(
             crawler: crawler, start: start, chain: consume chain, loader: loader, storage: storage, window: window)
         await loader.finishStreams()
         let fetchedAt = Date()
+        // What this run downloaded goes to the disk while the plan is made: the flush before
+        // the first file is published, or the first page names one, then finds it done (it
+        // waited 0.4 s for 150 MB at the end of a 40,000-image crawl). Errors are the later
+        // flushes' to report. Not for a run that wrote nothing: `syncfs` also waits for other
+        // programs' files.
+        let downloadsFlushed: Task<Void, Never>? =
+            dryRun || progress.snapshot.downloaded == 0
+            ? nil : Task { try? await FileSystem.flushFileSystemOffThreadPool(containing: layout.root.path) }
         // The crawl's documents, the catalog's table and the loads' buffers are free now.
         FreeMemory.release()
 
@@ -224,6 +233,7 @@ public struct MirrorEngine: Sendable {
                         wouldDelete: plan.removed.count, of: previousCount, limit: configuration.publish.maxDelete)))
         }
         if !dryRun {
+            await downloadsFlushed?.value
             do throws(MirrorError) {
                 try await publish(plan, layout: layout, storage: storage, template: template)
             } catch {

@@ -38,7 +38,8 @@ import Foundation
     /// download again (the next `setUp` removes a staged file no row vouches for), never a
     /// wrong file.
     private var unwritten: [CanonicalURL: StoredImage] = [:]
-    /// The file names of the staged rows in `unwritten`, which `freeName` must not hand out again.
+    /// The file names of the rows in `unwritten` that name a file this run wrote (staged, or
+    /// published on stage), which `freeName` must not hand out again.
     private var unwrittenNames: [String: CanonicalURL] = [:]
     /// When the oldest staged row in `unwritten` was staged.
     private var oldestUnwrittenStage: ContinuousClock.Instant?
@@ -51,6 +52,9 @@ import Foundation
     /// emptied when it grows past `recentLimit`, after which a load reads its row again).
     private var recent: [CanonicalURL: StoredImage?] = [:]
     private static let recentLimit = 512
+    /// A first run's mode (`publishOnStage()`): a checked download goes into `images/` as it is
+    /// staged, not when the run publishes.
+    private(set) var publishesOnStage = false
     private let fileManager = FileManager.default
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private nonisolated let imagesPath: String
@@ -118,6 +122,26 @@ import Foundation
             removeContents(of: layout.staged) { !vouched.contains($0) }
             if fileManager.fileExists(atPath: layout.legacyJournal.path) { unlink(layout.legacyJournal.path) }
         }
+    }
+
+    /// Makes `stage` move each checked download into `images/` at once, under its final name,
+    /// instead of leaving it in `staged/` for `publish`: for a mirror's first run, which the
+    /// engine asks for when there is no previous manifest (and so no page of this mirror that
+    /// anyone reads, and nothing `--max-delete` could hold back).
+    ///
+    /// Why: on a first run every file was renamed once more at the end, one after another after
+    /// a flush of the whole file system, and that tail was a third of a cold crawl of 40,000
+    /// images (`Benchmarks/results/per-item-cpu.md`). Each rename now happens beside the
+    /// downloads still in flight, and the row is written once.
+    ///
+    /// What stays true: every file in `images/` is complete (renamed in after it was written and
+    /// checked); no page names a file before the file system is flushed (the engine flushes it
+    /// after the last download, and the publisher before the manifest). What is weaker: after
+    /// a power loss (not a kill) `images/` may hold a file that never reached the disk. No page
+    /// or manifest names it, and the next run finds its size wrong and downloads it again (a
+    /// rename over it) or deletes it as unreferenced.
+    public func publishOnStage() {
+        publishesOnStage = !readOnly
     }
 
     /// True when the file at `path` has the image's size and SHA-256.
@@ -205,12 +229,14 @@ import Foundation
 
     /// Queues `stored` to be written to the state database, replacing any row of its key not
     /// yet written, and writes the queue when it is due (see `unwritten`).
-    private func keep(_ stored: StoredImage) throws(StoreError) {
+    /// `newFile`: the row names a file this run wrote (staged, or published on stage), whose
+    /// name `freeName` must not hand out again before the row is written.
+    private func keep(_ stored: StoredImage, newFile: Bool = false) throws(StoreError) {
         recent[stored.key] = nil
-        if let replaced = unwritten.updateValue(stored, forKey: stored.key), replaced.isStaged {
+        if let replaced = unwritten.updateValue(stored, forKey: stored.key), unwrittenNames[replaced.fileName] == stored.key {
             unwrittenNames[replaced.fileName] = nil
         }
-        if stored.isStaged {
+        if newFile || stored.isStaged {
             unwrittenNames[stored.fileName] = stored.key
             if oldestUnwrittenStage == nil { oldestUnwrittenStage = .now }
         }
@@ -236,7 +262,8 @@ import Foundation
 
     /// Takes a checked download for `request` into the store: picks its file name (the old one
     /// when the bytes did not change), leaves the file in the staging directory (moving it there
-    /// if it was written elsewhere), and commits its row to the state database.
+    /// if it was written elsewhere; on a first run, into `images/`: `publishOnStage()`), and
+    /// commits its row to the state database.
     public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
         let previous = try record(request.key)
         if let previous, previous.sha256 == file.sha256 {
@@ -255,20 +282,25 @@ import Foundation
         // is the text `downloadDirectory.path`); anything else is moved there.
         let temporaryPath = file.temporaryURL.path
         let slash = temporaryPath.lastIndex(of: "/")
-        let stagedName = slash.map { String(temporaryPath[temporaryPath.index(after: $0)...]) } ?? temporaryPath
-        if slash.map({ temporaryPath[..<$0] != stagedPath }) ?? true {
-            do {
+        var stagedName: String? = slash.map { String(temporaryPath[temporaryPath.index(after: $0)...]) } ?? temporaryPath
+        do {
+            if publishesOnStage {
+                // A name no other key holds (`freeName`); a file already there is a leftover
+                // of a killed run that no row names, replaced in one atomic rename.
+                try FileSystem.move(temporaryPath, to: imagesPath + "/" + name)
+                stagedName = nil
+            } else if let stagedName, slash.map({ temporaryPath[..<$0] != stagedPath }) ?? true {
                 try FileSystem.move(temporaryPath, to: stagedPath + "/" + stagedName)
-            } catch {
-                throw StoreError(error.description)
             }
+        } catch {
+            throw StoreError(error.description)
         }
         let stored = StoredImage(
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName)
         // Replaces any queued confirmation of the old file, which must not overwrite this row.
-        try keep(stored)
+        try keep(stored, newFile: true)
         // A file an interrupted run had staged for this key is superseded.
         if let old = previous?.stagedName, old != stagedName { unlink(stagedPath + "/" + old) }
         return stored

@@ -157,6 +157,51 @@ struct StoreStateTests {
         await ImageDatabase.close(storage)
     }
 
+    @Test("on a first run a download goes straight into images/, under a name no other download of the run holds")
+    func publishedOnStage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (layout, source, storage, loader) = try await Self.pngStore(in: directory)
+        await storage.publishOnStage()
+        // Same bytes and the same file name in two folders: the same name at ten hex digits.
+        let keys = [CanonicalURL("http://h/x/photo.png")!, CanonicalURL("http://h/y/photo.png")!]
+        var stored: [StoredImage] = []
+        for key in keys {
+            guard case .stored(let image, from: .network) = await loader.load(ImageRequest(key: key)) else {
+                Issue.record("no download for \(key)")
+                return
+            }
+            stored.append(image)
+        }
+        // Neither row is written yet (a batch is 64), and still the second name is another.
+        #expect(stored.allSatisfy { !$0.isStaged })
+        #expect(stored[0].fileName != stored[1].fileName)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.staged.path).isEmpty)
+        let files = { Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path)) }
+        #expect(try files() == Set(stored.map(\.fileName)))
+        for image in stored {
+            #expect(sha256Hex(Array(try Data(contentsOf: layout.images.appendingPathComponent(image.fileName)))) == image.sha256)
+        }
+        // Publishing has nothing left to move; the rows say where the files are.
+        try await storage.publish(keys)
+        #expect(try files() == Set(stored.map(\.fileName)))
+        await ImageDatabase.close(storage)
+        #expect(try StateDatabase.open(layout, readOnly: true).allImages().sorted { $0.key < $1.key } == stored)
+
+        // The next run revalidates them where they are: no second download.
+        let reopened = try await ImageDatabase.open(layout)
+        let nextLoader = ImageLoader(storage: reopened, source: source)
+        for (key, image) in zip(keys, stored) {
+            #expect(await reopened.lookup(key) == image)
+            guard case .stored(_, from: .disk) = await nextLoader.load(ImageRequest(key: key)) else {
+                Issue.record("\(key) was not found in images/")
+                return
+            }
+        }
+        #expect(source.conditionalCalls.withLock { $0 } == 2)
+        await ImageDatabase.close(reopened)
+    }
+
     @Test("finishing a publish keeps the rows and files the manifest names, in whatever order, and nothing else")
     func finishKeepsReferenced() async throws {
         let directory = try TemporaryDirectory()

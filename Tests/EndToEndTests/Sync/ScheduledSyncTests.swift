@@ -325,6 +325,64 @@ struct ScheduledSyncTests {
         #expect(killedMidRun >= 10)
     }
 
+    @Test("SIGKILL during a first run leaves only whole images and no page, and the next run downloads none it had recorded")
+    func killFirstRun() async throws {
+        var killedMidRun = 0
+        var recordedBeforeKill = 0
+        for count in [1, 6, 10] {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanup() }
+            let server = GalleryServer(catalog: Fixture.catalog())
+            let (killed, recordedCount): (Bool, Int) = try await server.run { url in
+                // A first run moves each checked download into images/ as it is stored. Slow
+                // enough that the later kills come after rows were written (within a second).
+                server.update { $0.imageDelay = .milliseconds(400) }
+                let mirror = directory.url.appendingPathComponent("mirror")
+                let arguments = ["sync", url.absoluteString, "--concurrency", "2", "--quiet"]
+                let running = try Binary.start(arguments, in: directory.url)
+                let images = mirror.appendingPathComponent("images").path
+                while ((try? FileManager.default.contentsOfDirectory(atPath: images))?.count ?? 0) < count
+                    && running.process.isRunning
+                {
+                    try await Task.sleep(for: .microseconds(200))
+                }
+                kill(running.process.processIdentifier, SIGKILL)
+                let killed = await running.wait() == -SIGKILL
+                if killed {
+                    #expect(!FileManager.default.fileExists(atPath: mirror.appendingPathComponent("manifest.json").path))
+                    #expect(!FileManager.default.fileExists(atPath: mirror.appendingPathComponent("index.html").path))
+                }
+                #expect(try servedProblems(mirror) == [], "after a kill at \(count) images")
+                let rows = (try? StateDatabase.open(MirrorLayout(root: mirror), readOnly: true).allImages()) ?? []
+                #expect(rows.allSatisfy { !$0.isStaged })
+                let recorded = Set(rows.map(\.key.string))
+
+                server.update { $0.imageDelay = .zero }
+                let before = server.exchangeLog.count
+                let next = try await Binary.run(["sync", url.absoluteString], in: directory.url)
+                #expect(next.status == 1, "after a kill at \(count) images: \(next.stderr)")
+                for exchange in server.exchangeLog.dropFirst(before) where exchange.target.hasPrefix("/gallery/image?") {
+                    let key = "http://127.0.0.1:\(url.port!)" + exchange.target
+                    if recorded.contains(key) {
+                        #expect(exchange.status == 304, "\(key) downloaded again after a kill at \(count) images")
+                    }
+                }
+                #expect(try servedProblems(mirror) == [])
+                #expect(try MirrorVerifier.verify(MirrorLayout(root: mirror)).isClean)
+                let manifest = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
+                #expect(manifest.items.count == 12)
+                let files = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("images").path)
+                #expect(Set(files) == Set(manifest.items.map { String($0.path.dropFirst(7)) }))
+                print("first run killed at \(count) images: \(killed ? "mid-run" : "it had finished"), \(recorded.count) recorded")
+                return (killed, recorded.count)
+            }
+            if killed { killedMidRun += 1 }
+            recordedBeforeKill += recordedCount
+        }
+        #expect(killedMidRun >= 2)
+        #expect(recordedBeforeKill > 0)
+    }
+
     @Test("a reader never meets a missing or partial file while a sync adds, replaces and removes images")
     func readerDuringSync() async throws {
         try await afterFirstSync { server, _, configuration, output in
