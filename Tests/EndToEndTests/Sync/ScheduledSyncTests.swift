@@ -373,7 +373,8 @@ struct ScheduledSyncTests {
                 #expect(manifest.items.count == 12)
                 let files = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("images").path)
                 #expect(Set(files) == Set(manifest.items.map { String($0.path.dropFirst(7)) }))
-                print("first run killed at \(count) images: \(killed ? "mid-run" : "it had finished"), \(recorded.count) recorded")
+                let when = killed ? "mid-run" : "it had finished"
+                print("first run killed at \(count) images: \(when), \(recorded.count) recorded")
                 return (killed, recorded.count)
             }
             if killed { killedMidRun += 1 }
