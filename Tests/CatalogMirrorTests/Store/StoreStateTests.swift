@@ -106,6 +106,20 @@ struct StoreStateTests {
         return (layout, source, storage, ImageLoader(storage: storage, source: source))
     }
 
+    /// Loads each of `keys` through `loader`, each expected to be a new download; nil, with
+    /// an issue recorded, when one is not.
+    static func downloadAll(_ keys: [CanonicalURL], with loader: ImageLoader) async -> [StoredImage]? {
+        var stored: [StoredImage] = []
+        for key in keys {
+            guard case .stored(let image, from: .network) = await loader.load(ImageRequest(key: key)) else {
+                Issue.record("no download for \(key)")
+                return nil
+            }
+            stored.append(image)
+        }
+        return stored
+    }
+
     @Test("a download is renamed once, from its staged name into images/, and re-hashed before a resume trusts it")
     func stagedOnceAndVerified() async throws {
         let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
@@ -116,14 +130,7 @@ struct StoreStateTests {
         var storage = try await ImageDatabase.open(layout)
         var loader = ImageLoader(storage: storage, source: source)
         let keys = [CanonicalURL("http://h/a.png")!, CanonicalURL("http://h/b.png")!]
-        var stored: [StoredImage] = []
-        for key in keys {
-            guard case .stored(let image, from: .network) = await loader.load(ImageRequest(key: key)) else {
-                Issue.record("no download for \(key)")
-                return
-            }
-            stored.append(image)
-        }
+        guard let stored = await Self.downloadAll(keys, with: loader) else { return }
         // The downloads wait in staged/ under the names they were written with.
         let staged = try FileManager.default.contentsOfDirectory(atPath: layout.staged.path)
         #expect(Set(staged) == Set(stored.compactMap(\.stagedName)))
@@ -165,14 +172,7 @@ struct StoreStateTests {
         await storage.publishOnStage()
         // Same bytes and the same file name in two folders: the same name at ten hex digits.
         let keys = [CanonicalURL("http://h/x/photo.png")!, CanonicalURL("http://h/y/photo.png")!]
-        var stored: [StoredImage] = []
-        for key in keys {
-            guard case .stored(let image, from: .network) = await loader.load(ImageRequest(key: key)) else {
-                Issue.record("no download for \(key)")
-                return
-            }
-            stored.append(image)
-        }
+        guard let stored = await Self.downloadAll(keys, with: loader) else { return }
         // Neither row is written yet (a batch is 64), and still the second name is another.
         #expect(stored.allSatisfy { !$0.isStaged })
         #expect(stored[0].fileName != stored[1].fileName)

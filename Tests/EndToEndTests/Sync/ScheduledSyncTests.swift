@@ -240,6 +240,37 @@ struct ScheduledSyncTests {
         }
     }
 
+    /// The run after a kill (`arguments`, in `directory`): it finishes the fixture's mirror
+    /// (exit 1: the fixture's failing keys), asks for each of `reused` only conditionally (a
+    /// 304), and leaves the 12 items' files, nothing else in `images/`, and no leftovers.
+    func completesAfterKill(
+        _ arguments: [String], server: GalleryServer, url: URL, in directory: URL, reusing reused: Set<String>,
+        kill: String
+    ) async throws {
+        let mirror = directory.appendingPathComponent("mirror")
+        server.update { $0.imageDelay = .zero }
+        let before = server.exchangeLog.count
+        let next = try await Binary.run(arguments, in: directory)
+        #expect(next.status == 1, "after a kill \(kill): \(next.stderr)")
+        for exchange in server.exchangeLog.dropFirst(before) where exchange.target.hasPrefix("/gallery/image?") {
+            let key = "http://127.0.0.1:\(url.port!)" + exchange.target
+            if reused.contains(key) {
+                #expect(exchange.status == 304, "\(key) downloaded again after a kill \(kill)")
+            }
+        }
+        #expect(try servedProblems(mirror) == [])
+        #expect(try MirrorVerifier.verify(MirrorLayout(root: mirror)).isClean)
+        let manifest = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
+        #expect(manifest.items.count == 12)
+        let files = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("images").path)
+        #expect(Set(files) == Set(manifest.items.map { String($0.path.dropFirst(7)) }))
+        let leftovers = ["tmp", "staged"].flatMap {
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: mirror.appendingPathComponent(".catalog-mirror/\($0)").path)) ?? []
+        }
+        #expect(leftovers.isEmpty)
+    }
+
     @Test("SIGKILL at any point leaves a consistent mirror, and the next run finishes it without downloading again")
     func killAnywhere() async throws {
         let points: [KillPoint] =
@@ -296,27 +327,8 @@ struct ScheduledSyncTests {
                         .filter { $0.isStaged || published[$0.key.string] != $0.path }.map(\.key.string))
 
                 // The next run completes the mirror, reusing what the killed run had verified.
-                server.update { $0.imageDelay = .zero }
-                let before = server.exchangeLog.count
-                let next = try await Binary.run(["sync"], in: directory.url)
-                #expect(next.status == 1, "after a kill \(point): \(next.stderr)")
-                for exchange in server.exchangeLog.dropFirst(before) where exchange.target.hasPrefix("/gallery/image?") {
-                    let key = "http://127.0.0.1:\(url.port!)" + exchange.target
-                    if journaled.contains(key) {
-                        #expect(exchange.status == 304, "\(key) downloaded again after a kill \(point)")
-                    }
-                }
-                #expect(try servedProblems(mirror) == [])
-                #expect(try MirrorVerifier.verify(MirrorLayout(root: mirror)).isClean)
-                let manifest = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
-                #expect(manifest.items.count == 12)
-                let files = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("images").path)
-                #expect(Set(files) == Set(manifest.items.map { String($0.path.dropFirst(7)) }))
-                let leftovers = ["tmp", "staged"].flatMap {
-                    (try? FileManager.default.contentsOfDirectory(
-                        atPath: mirror.appendingPathComponent(".catalog-mirror/\($0)").path)) ?? []
-                }
-                #expect(leftovers.isEmpty)
+                try await completesAfterKill(
+                    ["sync"], server: server, url: url, in: directory.url, reusing: journaled, kill: "\(point)")
                 print("kill \(point): \(killed ? "killed mid-run" : "the sync had finished"), \(journaled.count) journaled")
                 return killed
             }
@@ -357,22 +369,10 @@ struct ScheduledSyncTests {
                 #expect(rows.allSatisfy { !$0.isStaged })
                 let recorded = Set(rows.map(\.key.string))
 
-                server.update { $0.imageDelay = .zero }
-                let before = server.exchangeLog.count
-                let next = try await Binary.run(["sync", url.absoluteString], in: directory.url)
-                #expect(next.status == 1, "after a kill at \(count) images: \(next.stderr)")
-                for exchange in server.exchangeLog.dropFirst(before) where exchange.target.hasPrefix("/gallery/image?") {
-                    let key = "http://127.0.0.1:\(url.port!)" + exchange.target
-                    if recorded.contains(key) {
-                        #expect(exchange.status == 304, "\(key) downloaded again after a kill at \(count) images")
-                    }
-                }
-                #expect(try servedProblems(mirror) == [])
-                #expect(try MirrorVerifier.verify(MirrorLayout(root: mirror)).isClean)
-                let manifest = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
-                #expect(manifest.items.count == 12)
-                let files = try FileManager.default.contentsOfDirectory(atPath: mirror.appendingPathComponent("images").path)
-                #expect(Set(files) == Set(manifest.items.map { String($0.path.dropFirst(7)) }))
+                // No settings were saved by the killed run: the source is given again.
+                try await completesAfterKill(
+                    ["sync", url.absoluteString], server: server, url: url, in: directory.url, reusing: recorded,
+                    kill: "at \(count) images")
                 let when = killed ? "mid-run" : "it had finished"
                 print("first run killed at \(count) images: \(when), \(recorded.count) recorded")
                 return (killed, recorded.count)
