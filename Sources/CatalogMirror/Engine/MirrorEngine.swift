@@ -82,9 +82,10 @@ public struct MirrorEngine: Sendable {
         }
 
         // One sync per mirror. What this run creates is removed again if it stops before
-        // publishing, so a failed first run leaves no directory behind.
+        // publishing, so a failed first run leaves no directory behind: `images/` too, which
+        // a first run fills as it downloads (`DiskStorage.publishOnStage()`).
         let layout = MirrorLayout(root: configuration.output)
-        let created = [layout.root, layout.state].filter { !FileManager.default.fileExists(atPath: $0.path) }
+        let created = [layout.root, layout.state, layout.images].filter { !FileManager.default.fileExists(atPath: $0.path) }
         func removeCreated() {
             guard !dryRun else { return }
             for directory in created.reversed() { try? FileManager.default.removeItem(at: directory) }
@@ -125,7 +126,8 @@ public struct MirrorEngine: Sendable {
             mirrored = try await ImageDatabase.withStore(layout, readOnly: dryRun) { storage in
                 await mirror(
                     into: storage, clients: clients, session: session, gate: gate, robots: robots, crawler: crawler,
-                    start: start, cache: cache, template: template, startedAt: startedAt)
+                    start: start, cache: cache, template: template, startedAt: startedAt,
+                    newImagesFolder: created.contains(layout.images))
             }
         } catch {
             removeCreated()
@@ -149,10 +151,11 @@ public struct MirrorEngine: Sendable {
     }
 
     /// Crawls, validates, loads into `storage` and publishes; the part of a run that needs the store.
+    /// `newImagesFolder`: this run created `images/` (and removes it again if it fails).
     private func mirror(
         into storage: DiskStorage, clients: HTTPClients, session: HTTPSession, gate: @escaping RequestGate,
         robots: RobotsCache, crawler: Crawler, start: Handoff<FetchedDocument>, cache: DocumentCache, template: SiteTemplate,
-        startedAt: Date
+        startedAt: Date, newImagesFolder: Bool
     ) async -> Result<RunReport, Stop> {
         let source = configuration.source
         let dryRun = configuration.dryRun
@@ -170,7 +173,8 @@ public struct MirrorEngine: Sendable {
                 session: session, gate: gate, maxSize: configuration.validation.maxSize,
                 slots: window > configuration.fetch.concurrency ? TransferSlots(limit: configuration.fetch.concurrency) : nil)
         let loader = ImageLoader(storage: storage, source: imageSource, now: configuration.now)
-        if !dryRun, await storage.previousManifest == nil { await storage.publishOnStage() }
+        // A first run: no manifest, and an `images/` this run made (removed again if it fails).
+        if !dryRun, newImagesFolder, await storage.previousManifest == nil { await storage.publishOnStage() }
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
         let collected = await collect(

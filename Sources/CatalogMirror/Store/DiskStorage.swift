@@ -127,7 +127,8 @@ import Foundation
     /// Makes `stage` move each checked download into `images/` at once, under its final name,
     /// instead of leaving it in `staged/` for `publish`: for a mirror's first run, which the
     /// engine asks for when there is no previous manifest (and so no page of this mirror that
-    /// anyone reads, and nothing `--max-delete` could hold back).
+    /// anyone reads, and nothing `--max-delete` could hold back) and it made `images/` itself
+    /// (so a run that fails removes that folder with what it holds, as it removes all it made).
     ///
     /// Why: on a first run every file was renamed once more at the end, one after another after
     /// a flush of the whole file system, and that tail was a third of a cold crawl of 40,000

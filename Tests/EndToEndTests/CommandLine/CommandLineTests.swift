@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CatalogMirror
@@ -251,11 +252,16 @@ struct StoppingTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let server = TestServer()
+        /// Set when the test is done: the stuck downloads then end, and do not hold up the
+        /// server's shutdown.
+        final class Release: Sendable { let done = Mutex(false) }
+        let release = Release()
+        defer { release.done.withLock { $0 = true } }
         try await server.run(routes: { router, _ in
             router.get("/") { _, _ in html("<img src=\"/stuck.png\"><img src=\"/quick.png\">") }
             router.get("/quick.png") { _, _ in bytes(Fixture.png) }
             router.get("/stuck.png") { _, _ in
-                try await Task.sleep(for: .seconds(60))
+                for _ in 0..<3_000 where !release.done.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
                 return bytes(Fixture.png)
             }
         }) { origin in
@@ -266,6 +272,20 @@ struct StoppingTests {
             running.process.interrupt()
             #expect(await running.wait() == 130)
             #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("m").path))
+
+            // Into a folder that was there (and empty) before: it is left as it was, without
+            // the images a first run had already moved into images/.
+            let existing = directory.url.appendingPathComponent("existing")
+            try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: false)
+            let second = try Binary.start(["sync", origin + "/", "--out", existing.path], in: directory.url)
+            let images = existing.appendingPathComponent("images").path
+            while ((try? FileManager.default.contentsOfDirectory(atPath: images))?.count ?? 0) < 1 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            second.process.interrupt()
+            #expect(await second.wait() == 130)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: existing.path) == [])
+            release.done.withLock { $0 = true }
         }
     }
 
