@@ -103,6 +103,8 @@ final class PipelinedClient: Sendable {
         if !conditional, state.withLock({ $0.origins[origin]?.oversized ?? 0 }) >= 3 { return .fallback }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
         for _ in 0..<2 {
+            // A stopping run (SIGINT, a failure elsewhere) asks nothing more of the server.
+            if Task.isCancelled { return .fallback }
             guard let lease = await lease(origin: origin, host: host, port: port) else { return .fallback }
             let response: PipelinedResponse
             let sentAt = ContinuousClock.now
@@ -113,7 +115,14 @@ final class PipelinedClient: Sendable {
                 let channel = try await lease.channel.get()
                 let promise = channel.eventLoop.makePromise(of: PipelinedResponse.self)
                 lease.writes.send(PipelinedRequest(head: head, promise: promise), on: channel)
-                response = try await promise.futureResult.get()
+                // A stopping run does not wait for a slow server: closing the connection answers
+                // every request on it (`.unanswered`). Without this, SIGINT during a stalled
+                // download waited for the download's deadline before the process could exit.
+                response = try await withTaskCancellationHandler {
+                    try await promise.futureResult.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
             } catch {
                 // The connection could not be made: the full client reports why.
                 release(origin: origin, lease: lease, keepAlive: false, dead: true)
