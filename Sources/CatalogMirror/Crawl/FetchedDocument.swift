@@ -200,7 +200,7 @@ extension HTTPSession {
                 throw error
             } catch let error as TemporaryFileWriter.WriteError {
                 writer.discard()
-                throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
+                throw .fatal(FetchFailure(.networkError, "cannot write \(writer.path): \(error)"))
             } catch {
                 writer.discard()
                 throw .interrupted(HTTPSession.classify(error, url: success.url))

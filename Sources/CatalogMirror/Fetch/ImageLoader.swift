@@ -171,7 +171,7 @@ public actor ImageLoader {
                 downloads.yield(file.byteCount)
                 return .stored(result, from: result.sha256 == stored?.sha256 ? .disk : .network)
             } catch {
-                try? FileManager.default.removeItem(at: file.temporaryURL)
+                try? FileManager.default.removeItem(atPath: file.temporaryPath)
                 return .storeFailed(error.message)
             }
         }

@@ -79,8 +79,10 @@ public enum Download: Sendable, Equatable {
 
 /// A complete, checked download waiting in the state directory to be stored.
 public struct DownloadedFile: Sendable, Equatable {
-    /// The temporary file, inside `.catalog-mirror/`.
-    public var temporaryURL: URL
+    /// The temporary file's path, inside `.catalog-mirror/`.
+    public var temporaryPath: String
+    /// The temporary file.
+    public var temporaryURL: URL { URL(fileURLWithPath: temporaryPath, isDirectory: false) }
     /// Hex SHA-256 of the bytes.
     public var sha256: String
     /// Number of bytes.
@@ -113,7 +115,9 @@ struct HTTPImageSource: ImageSource {
     /// more loads in flight for the pipelined client; nil when it does not.
     var slots: TransferSlots? = nil
 
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
+    func download(_ request: ImageRequest, into directoryURL: URL) async -> Result<Download, FetchFailure> {
+        // By its path's text from here on (`TemporaryFileWriter`).
+        let directory = directoryURL.path
         let headers =
             [
                 ("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.5"),
@@ -135,7 +139,7 @@ struct HTTPImageSource: ImageSource {
     /// Through async-http-client: redirects, retries, deadlines and named failures. `earlier`:
     /// how the pipelined attempt ended, when it is to be retried.
     private func full(
-        _ request: ImageRequest, headers: [(String, String)], after earlier: HTTPSession.Attempt?, into directory: URL
+        _ request: ImageRequest, headers: [(String, String)], after earlier: HTTPSession.Attempt?, into directory: String
     ) async -> Result<Download, FetchFailure> {
         do {
             let download = try await session.get(
@@ -157,7 +161,7 @@ struct HTTPImageSource: ImageSource {
     }
 
     private func receive(
-        _ success: HTTPSession.Success, key: CanonicalURL, into directory: URL
+        _ success: HTTPSession.Success, key: CanonicalURL, into directory: String
     ) async throws(HTTPSession.BodyError) -> DownloadedFile {
         var body = try ReceivedBody(headers: success.response.headers, key: key, maxSize: maxSize, into: directory)
         defer { body.discard() }
@@ -186,7 +190,7 @@ struct HTTPImageSource: ImageSource {
 
     /// The plain cases through the pipelined client, decided as the full client decides them.
     private func pipelined(
-        _ request: ImageRequest, headers: [(String, String)], into directory: URL
+        _ request: ImageRequest, headers: [(String, String)], into directory: String
     ) async -> PipelinedOutcome {
         let key = request.key
         guard let client = session.clients.pipelined, key.scheme == "http", session.configuration.rate == nil,
@@ -260,16 +264,16 @@ struct ReceivedBody {
     private var head: [UInt8] = []
     private var tail: [UInt8] = []
 
-    init(headers: HTTPHeaders, key: CanonicalURL, maxSize: Int64?, into directory: URL) throws(HTTPSession.BodyError) {
+    init(headers: HTTPHeaders, key: CanonicalURL, maxSize: Int64?, into directory: String) throws(HTTPSession.BodyError) {
         let identity = (headers.first(name: "content-encoding") ?? "identity").lowercased() == "identity"
         let declared = identity ? headers.first(name: "content-length").flatMap { Int64($0.trimmingSpaces) } : nil
         if let maxSize, let declared, declared > maxSize {
             throw .fatal(FetchFailure(.tooLarge, "\(key) is \(declared) bytes, over --max-size \(maxSize)"))
         }
         do {
-            writer = try TemporaryFileWriter(in: directory)
+            writer = try TemporaryFileWriter(inPath: directory)
         } catch {
-            throw .fatal(FetchFailure(.networkError, "cannot write into \(directory.path): \(error)"))
+            throw .fatal(FetchFailure(.networkError, "cannot write into \(directory): \(error)"))
         }
         self.key = key
         self.maxSize = maxSize
@@ -301,7 +305,7 @@ struct ReceivedBody {
                 return error
             }
         }
-        if let failed { throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(failed)")) }
+        if let failed { throw .fatal(FetchFailure(.networkError, "cannot write \(writer.path): \(failed)")) }
     }
 
     /// Checks the whole body (declared length, format) and closes its file, which is kept.
@@ -319,11 +323,11 @@ struct ReceivedBody {
             // Not flushed here: the store flushes every download at once before publishing.
             try writer.finish(flush: false)
         } catch {
-            throw .fatal(FetchFailure(.networkError, "cannot write \(writer.url.path): \(error)"))
+            throw .fatal(FetchFailure(.networkError, "cannot write \(writer.path): \(error)"))
         }
         kept = true
         return DownloadedFile(
-            temporaryURL: writer.url, sha256: hasher.finalize().hexString, byteCount: count, format: format,
+            temporaryPath: writer.path, sha256: hasher.finalize().hexString, byteCount: count, format: format,
             etag: etag, lastModified: lastModified)
     }
 

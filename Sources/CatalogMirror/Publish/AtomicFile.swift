@@ -33,7 +33,7 @@ enum AtomicFile {
             writer.discard()
             throw PublishError("cannot write \(destination.path): \(error)\(PublishError.diskAdvice)")
         }
-        if rename(writer.url.path, destination.path) != 0 {
+        if rename(writer.path, destination.path) != 0 {
             let reason = String(cString: strerror(errno))
             writer.discard()
             throw PublishError("cannot replace \(destination.path): \(reason)\(PublishError.diskAdvice)")

@@ -269,7 +269,7 @@ import Foundation
         let previous = try record(request.key)
         if let previous, previous.sha256 == file.sha256 {
             // Same bytes as the stored file: keep it and its name; drop the download.
-            unlink(file.temporaryURL.path)
+            unlink(file.temporaryPath)
             var same = previous
             same.etag = file.etag
             same.lastModified = file.lastModified
@@ -281,7 +281,7 @@ import Foundation
         // By the path's text: `standardizedFileURL` and its kin were most of the cost of
         // staging a download. A download is written straight into `stagedPath` (whose path
         // is the text `downloadDirectory.path`); anything else is moved there.
-        let temporaryPath = file.temporaryURL.path
+        let temporaryPath = file.temporaryPath
         let slash = temporaryPath.lastIndex(of: "/")
         var stagedName: String? = slash.map { String(temporaryPath[temporaryPath.index(after: $0)...]) } ?? temporaryPath
         do {

@@ -104,13 +104,18 @@ struct StateDatabase: Sendable {
     private static let columns =
         "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName"
 
+    private static let insertSQL = "INSERT OR REPLACE INTO image (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
     private static func save(_ image: StoredImage, in db: Database) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO image (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [
-                image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
-                image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
-                image.stagedName,
-            ])
+        try save(image, with: db.cachedStatement(sql: insertSQL))
+    }
+
+    private static func save(_ image: StoredImage, with statement: Statement) throws {
+        try statement.execute(arguments: [
+            image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
+            image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
+            image.stagedName,
+        ])
     }
 
     /// The image a row describes, or nil for a row no current code could have written. `known`
@@ -198,7 +203,8 @@ struct StateDatabase: Sendable {
     func save(_ images: some Sequence<StoredImage>) throws(StoreError) {
         do {
             try queue.write { db in
-                for image in images { try Self.save(image, in: db) }
+                let statement = try db.cachedStatement(sql: Self.insertSQL)
+                for image in images { try Self.save(image, with: statement) }
             }
         } catch {
             throw failure("write", error)

@@ -18,7 +18,11 @@ final class TemporaryFileWriter {
         var description: String { String(cString: strerror(errno)) }
     }
 
-    let url: URL
+    /// The file's path. Kept as text: a `URL` made for every download was 25 allocations of
+    /// each image's path through the store (`Benchmarks/results/per-item-cpu.md`).
+    let path: String
+    /// The file, as a URL.
+    var url: URL { URL(fileURLWithPath: path, isDirectory: false) }
     private var descriptor: Int32
 
     /// Names are this process's random prefix and a counter: unique within the process, and
@@ -32,16 +36,21 @@ final class TemporaryFileWriter {
 
     /// Creates `directory/<prefix><n>.part` exclusively (never follows or reuses an existing
     /// file; on the rare clash with a file left by another process, the next number is tried).
-    init(in directory: URL) throws {
+    convenience init(in directory: URL) throws {
+        try self.init(inPath: directory.path)
+    }
+
+    /// `init(in:)` for a directory given by its path.
+    init(inPath directory: String) throws {
         var path: String
         var result: Int32
         repeat {
             let number = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue
             // Joined by hand: `appendingPathComponent` would stat the new path first.
-            path = directory.path + "/" + Self.prefix + String(number, radix: 36) + ".part"
+            path = directory + "/" + Self.prefix + String(number, radix: 36) + ".part"
             result = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         } while result < 0 && errno == EEXIST
-        url = URL(fileURLWithPath: path, isDirectory: false)
+        self.path = path
         descriptor = result
         if descriptor < 0 { throw WriteError(errno: errno) }
     }
@@ -81,7 +90,7 @@ final class TemporaryFileWriter {
     /// Reads `count` bytes at `offset` from the written file (for structure checks), through the
     /// open descriptor while there is one.
     func read(at offset: Int64, count: Int) -> [UInt8] {
-        let reader = descriptor >= 0 ? descriptor : Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        let reader = descriptor >= 0 ? descriptor : Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard reader >= 0 else { return [] }
         defer { if reader != descriptor { close(reader) } }
         var buffer = [UInt8](repeating: 0, count: count)
@@ -95,6 +104,6 @@ final class TemporaryFileWriter {
             close(descriptor)
             descriptor = -1
         }
-        unlink(url.path)
+        unlink(path)
     }
 }

@@ -36,7 +36,7 @@ final class CountingSource: ImageSource {
         return .success(
             .file(
                 DownloadedFile(
-                    temporaryURL: url, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"",
+                    temporaryPath: url.path, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"",
                     lastModified: nil)))
     }
 }

@@ -33,6 +33,26 @@ struct FileNamerTests {
         #expect(FileNamer.fileName(key: key, title: nil, sha256: "aa", format: .gif).hasPrefix("image-"))
     }
 
+    @Test("names are those earlier releases gave: a changed name would rename every file of a mirror")
+    func unchangedNames() throws {
+        let key = try #require(CanonicalURL("http://example.com/photos/Sunset%20Beach.png"))
+        let sha256 = String(repeating: "ab", count: 32)
+        // SHA-256 of the key, a newline and the content's hash (Python's hashlib):
+        let digest = "89912b0205cda75fd806020e119650abcfa39401380d455d9863f2c34521197f"
+        let cases: [(String?, Int, String)] = [
+            ("Sunset at the Beach!", 10, "sunset-at-the-beach-89912b0205.png"),
+            (nil, 10, "sunset-beach-89912b0205.png"),
+            ("!!!", 10, "sunset-beach-89912b0205.png"),
+            ("Café au lait", 10, "cafe-au-lait-89912b0205.png"),
+            ("Sunset", 14, "sunset-89912b0205cda7.png"),
+            ("Sunset", 66, "sunset-\(digest).png"),
+        ]
+        for (title, length, expected) in cases {
+            #expect(
+                FileNamer.fileName(key: key, title: title, sha256: sha256, format: .png, hashLength: length) == expected)
+        }
+    }
+
     @Test("the ASCII slug is the Unicode slug, for every ASCII text")
     func asciiSlug() {
         // SplitMix64 with a fixed seed: the same texts on every run.
