@@ -55,6 +55,12 @@ import Foundation
     /// A first run's mode (`publishOnStage()`): a checked download goes into `images/` as it is
     /// staged, not when the run publishes.
     private(set) var publishesOnStage = false
+    /// Publishing on stage into an index that had no row when the mode began: every row is this
+    /// run's, and every file a row names is in `images/`. `lookup(_:)` of a key this run has not
+    /// stored and `freeName` then need no query (two in every cold download).
+    private var onlyThisRunsRows = false
+    /// The keys this run wrote a row for, while `onlyThisRunsRows`.
+    private var storedThisRun = KeyFilter()
     private let fileManager = FileManager.default
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private nonisolated let imagesPath: String
@@ -143,6 +149,7 @@ import Foundation
     /// rename over it) or deletes it as unreferenced.
     public func publishOnStage() {
         publishesOnStage = !readOnly
+        onlyThisRunsRows = publishesOnStage && ((try? state().isEmpty()) ?? false)
     }
 
     /// True when the file at `path` has the image's size and SHA-256.
@@ -185,11 +192,15 @@ import Foundation
     /// `lookup(_:)` for a batch of keys, with one query for their rows: what the engine asks
     /// before it hands the batch's keys to the loader (`ImageRequest.stored`). A key the
     /// query cannot answer (an unreadable state) is looked up on its own when it is loaded.
+    ///
+    /// On a first run into an empty index (`onlyThisRunsRows`) a key has a row only if this run
+    /// stored it (`storedThisRun`): the keys of a cold crawl need no query at all.
     public func lookup(_ keys: [CanonicalURL]) -> [ImageRequest.Lookup] {
         guard !keys.isEmpty else { return [] }
+        let asked = onlyThisRunsRows ? keys.filter { storedThisRun.mayContain($0.string) } : keys
         let rows: [String: StoredImage]
         do {
-            rows = try self.rows(of: keys)
+            rows = asked.isEmpty ? [:] : try self.rows(of: asked)
         } catch {
             return keys.map { _ in .unknown }
         }
@@ -234,6 +245,7 @@ import Foundation
     /// name `freeName` must not hand out again before the row is written.
     private func keep(_ stored: StoredImage, newFile: Bool = false) throws(StoreError) {
         recent[stored.key] = nil
+        if onlyThisRunsRows { storedThisRun.insert(stored.key.string) }
         if let replaced = unwritten.updateValue(stored, forKey: stored.key), unwrittenNames[replaced.fileName] == stored.key {
             unwrittenNames[replaced.fileName] = nil
         }
@@ -317,6 +329,9 @@ import Foundation
                 length += 4
                 continue
             }
+            // Every row names a file this run put in `images/`: a name with no file there is
+            // free, without a query. One that is there may be this key's own (asked below).
+            if onlyThisRunsRows, !FileSystem.exists(atPath: imagesPath + "/" + name) { return name }
             if try !state().isTaken(name, byOtherThan: request.key) { return name }
             length += 4
         }

@@ -174,6 +174,17 @@ struct StateDatabase: Sendable {
         }
     }
 
+    /// True when the index has no row at all.
+    func isEmpty() throws(StoreError) -> Bool {
+        do {
+            return try queue.inDatabase { db in
+                try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM image)") ?? false)
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
     /// True when a row other than `key`'s names the file `fileName`.
     func isTaken(_ fileName: String, byOtherThan key: CanonicalURL) throws(StoreError) -> Bool {
         do {

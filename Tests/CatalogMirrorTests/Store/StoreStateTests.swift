@@ -170,7 +170,7 @@ struct StoreStateTests {
         defer { directory.cleanup() }
         let (layout, source, storage, loader) = try await Self.pngStore(in: directory)
         await storage.publishOnStage()
-        // Same bytes and the same file name in two folders: the same name at ten hex digits.
+        // Same bytes and the same file name in two folders: the same slug, told apart by the key.
         let keys = [CanonicalURL("http://h/x/photo.png")!, CanonicalURL("http://h/y/photo.png")!]
         guard let stored = await Self.downloadAll(keys, with: loader) else { return }
         // Neither row is written yet (a batch is 64), and still the second name is another.
@@ -200,6 +200,45 @@ struct StoreStateTests {
         }
         #expect(source.conditionalCalls.withLock { $0 } == 2)
         await ImageDatabase.close(reopened)
+    }
+
+    @Test("on a first run a batch lookup finds every row the run wrote, written yet or not, without asking for the rest")
+    func firstRunLookup() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (layout, _, storage, loader) = try await Self.pngStore(in: directory)
+        await storage.publishOnStage()
+        await Task { @ImageDatabase in storage.stagedDelay = .seconds(3_600) }.value
+        let keys = (0..<70).map { CanonicalURL("http://h/\($0).png")! }
+        guard let stored = await Self.downloadAll(keys, with: loader) else { return }
+        // The first 64 rows are written, the last 6 wait; the lookup sees both kinds.
+        #expect(try StateDatabase.open(layout, readOnly: true).allImages().count == 64)
+        let asked = [keys[0], keys[63], keys[69], CanonicalURL("http://h/new.png")!]
+        let found = await storage.lookup(asked)
+        for (index, expected) in [stored[0], stored[63], stored[69]].enumerated() {
+            guard case .stored(let image) = found[index] else {
+                Issue.record("\(asked[index]) was not found: \(found[index])")
+                continue
+            }
+            #expect(image == expected)
+        }
+        guard case .none = found[3] else {
+            Issue.record("a key never stored was found: \(found[3])")
+            return
+        }
+        await ImageDatabase.close(storage)
+    }
+
+    @Test("the key filter never forgets a key, and seldom claims one it was not given")
+    func keyFilter() {
+        var filter = KeyFilter()
+        #expect(!filter.mayContain("http://h/0.png"))
+        let inserted = (0..<10_000).map { "http://h/\($0).png" }
+        for key in inserted { filter.insert(key) }
+        #expect(inserted.allSatisfy { filter.mayContain($0) })
+        // Three bits in 2^20 for 10,000 keys: about one in 30,000 (allowing thirty times that).
+        let claimed = (0..<100_000).count { filter.mayContain("http://other/\($0).png") }
+        #expect(claimed < 100)
     }
 
     @Test("finishing a publish keeps the rows and files the manifest names, in whatever order, and nothing else")
