@@ -56,11 +56,12 @@ import Foundation
     /// staged, not when the run publishes.
     private(set) var publishesOnStage = false
     /// Publishing on stage into an index that had no row when the mode began: every row is this
-    /// run's, and every file a row names is in `images/`. `lookup(_:)` of a key this run has not
-    /// stored and `freeName` then need no query (two in every cold download).
+    /// run's. `lookup(_:)` of a key this run has not stored and `freeName` of a name it has not
+    /// given then need no query (two in every cold download).
     private var onlyThisRunsRows = false
-    /// The keys this run wrote a row for, while `onlyThisRunsRows`.
+    /// The keys and the file names of the rows this run wrote, while `onlyThisRunsRows`.
     private var storedThisRun = KeyFilter()
+    private var namedThisRun = KeyFilter()
     private let fileManager = FileManager.default
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private nonisolated let imagesPath: String
@@ -245,7 +246,10 @@ import Foundation
     /// name `freeName` must not hand out again before the row is written.
     private func keep(_ stored: StoredImage, newFile: Bool = false) throws(StoreError) {
         recent[stored.key] = nil
-        if onlyThisRunsRows { storedThisRun.insert(stored.key.string) }
+        if onlyThisRunsRows {
+            storedThisRun.insert(stored.key.string)
+            namedThisRun.insert(stored.fileName)
+        }
         if let replaced = unwritten.updateValue(stored, forKey: stored.key), unwrittenNames[replaced.fileName] == stored.key {
             unwrittenNames[replaced.fileName] = nil
         }
@@ -329,9 +333,9 @@ import Foundation
                 length += 4
                 continue
             }
-            // Every row names a file this run put in `images/`: a name with no file there is
-            // free, without a query. One that is there may be this key's own (asked below).
-            if onlyThisRunsRows, !FileSystem.exists(atPath: imagesPath + "/" + name) { return name }
+            // Every row is this run's: a name none of them may hold is free, without a query
+            // (a `stat` of the name in `images/` cost as much as the query).
+            if onlyThisRunsRows, !namedThisRun.mayContain(name) { return name }
             if try !state().isTaken(name, byOtherThan: request.key) { return name }
             length += 4
         }

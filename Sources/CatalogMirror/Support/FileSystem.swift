@@ -38,12 +38,6 @@ enum FileSystem {
         }
     }
 
-    /// True when anything (a file, a folder, a link) is at `path`.
-    static func exists(atPath path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
-    }
-
     /// The size of the regular file at `path`, or nil when there is none (or it is not a regular file).
     static func size(atPath path: String) -> Int64? {
         var info = stat()
