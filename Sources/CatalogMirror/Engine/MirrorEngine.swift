@@ -339,10 +339,10 @@ public struct MirrorEngine: Sendable {
                 return .streamEnded
             }
             group.addTask {
-                for await bytes in loader.downloads {
+                for await totals in loader.downloads {
                     progress.update {
-                        $0.downloaded += 1
-                        $0.bytes += bytes
+                        $0.downloaded = totals.count
+                        $0.bytes = totals.bytes
                     }
                 }
                 return .streamEnded

@@ -43,11 +43,21 @@ public actor ImageLoader {
     /// Running count of memory hits (a request answered from, or joined to, an entry here),
     /// published at most every 50 ms and when the stream ends.
     public nonisolated let memoryHits: AsyncStream<Int>
-    /// Bytes of each completed download, as it completes.
-    public nonisolated let downloads: AsyncStream<Int64>
+    /// Running totals of completed downloads, published at most every 50 ms and when the
+    /// stream ends.
+    public nonisolated let downloads: AsyncStream<DownloadTotals>
     private nonisolated let memoryHitsContinuation: AsyncStream<Int>.Continuation
     private var memoryHitCount = CountStream()
-    private nonisolated let downloadsContinuation: AsyncStream<Int64>.Continuation
+    private nonisolated let downloadsContinuation: AsyncStream<DownloadTotals>.Continuation
+    private var downloadTotals = CountStream(DownloadTotals())
+
+    /// How many downloads completed (new bytes checked and stored), and their bytes.
+    public struct DownloadTotals: Sendable, Equatable {
+        /// Downloads completed.
+        public var count = 0
+        /// Their bytes.
+        public var bytes: Int64 = 0
+    }
 
     private let storage: DiskStorage
     private let source: any ImageSource
@@ -76,7 +86,8 @@ public actor ImageLoader {
         self.now = now
         memoryHits = memoryHitCount.stream
         memoryHitsContinuation = memoryHitCount.continuation
-        (downloads, downloadsContinuation) = AsyncStream.makeStream(of: Int64.self)
+        downloads = downloadTotals.stream
+        downloadsContinuation = downloadTotals.continuation
     }
 
     deinit {
@@ -107,8 +118,13 @@ public actor ImageLoader {
         }
         // Recorded before the first await below: a concurrent caller joins this load.
         entries[request.key] = .inProgress(waiting: [])
-        let outcome = await Self.resolve(
-            request, storage: storage, source: source, now: now, downloads: downloadsContinuation)
+        let (outcome, downloaded) = await Self.resolve(request, storage: storage, source: source, now: now)
+        if let downloaded {
+            downloadTotals.update {
+                $0.count += 1
+                $0.bytes += downloaded
+            }
+        }
         if case .inProgress(let waiting) = entries[request.key] {
             for continuation in waiting { continuation.resume(returning: outcome) }
         }
@@ -135,10 +151,10 @@ public actor ImageLoader {
         memoryHitCount.increment()
     }
 
+    /// The outcome of loading `request`, and the bytes downloaded for it when it was a download.
     private static func resolve(
-        _ request: ImageRequest, storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date,
-        downloads: AsyncStream<Int64>.Continuation
-    ) async -> Outcome {
+        _ request: ImageRequest, storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date
+    ) async -> (Outcome, downloaded: Int64?) {
         // A stored copy is revalidated with its validators: a 304 confirms it without a body.
         var request = request
         let stored: StoredImage?
@@ -153,26 +169,27 @@ public actor ImageLoader {
         }
         switch await source.download(request, into: storage.downloadDirectory) {
         case .failure(let failure):
-            return .failed(failure)
+            return (.failed(failure), nil)
         case .success(.notModified(let validators)):
             do {
                 guard
                     let confirmed = try await storage.confirm(request.key, validators: validators, at: Timestamp.truncated(now()))
-                else { return .failed(FetchFailure(.networkError, "\(request.key) answered 304 to an unconditional request")) }
-                return .stored(confirmed, from: .disk)
+                else {
+                    return (.failed(FetchFailure(.networkError, "\(request.key) answered 304 to an unconditional request")), nil)
+                }
+                return (.stored(confirmed, from: .disk), nil)
             } catch {
-                return .storeFailed(error.message)
+                return (.storeFailed(error.message), nil)
             }
         case .success(.probed):
-            return .probed
+            return (.probed, nil)
         case .success(.file(let file)):
             do {
                 let result = try await storage.stage(file, for: request, at: Timestamp.truncated(now()))
-                downloads.yield(file.byteCount)
-                return .stored(result, from: result.sha256 == stored?.sha256 ? .disk : .network)
+                return (.stored(result, from: result.sha256 == stored?.sha256 ? .disk : .network), file.byteCount)
             } catch {
                 try? FileManager.default.removeItem(atPath: file.temporaryPath)
-                return .storeFailed(error.message)
+                return (.storeFailed(error.message), nil)
             }
         }
     }
@@ -204,6 +221,6 @@ public actor ImageLoader {
     /// Ends the event streams; the run calls it when no more loads will come.
     public func finishStreams() {
         memoryHitCount.finish()
-        downloadsContinuation.finish()
+        downloadTotals.finish()
     }
 }

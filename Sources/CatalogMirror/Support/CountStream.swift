@@ -1,26 +1,30 @@
-/// A running count published on an `AsyncStream`, at most once per `interval`: the first
-/// change at once, the latest one when `finish()` ends the stream.
+/// A running count (or total) published on an `AsyncStream`, at most once per `interval`: the
+/// first change at once, the latest one when `finish()` ends the stream.
 ///
 /// A count changes once per image, and every `yield` to a waiting reader resumes its task
 /// (often waking a thread) to set a number a display reads four times a second: for the disk
-/// hits of a no-op re-sync that was a hop and a wake-up per image.
-struct CountStream {
+/// hits of a no-op re-sync that was a hop and a wake-up per image, and the same for the
+/// downloads of a cold crawl.
+struct CountStream<Value: Sendable & Equatable> {
     /// The counts, for a display; buffered newest only.
-    let stream: AsyncStream<Int>
+    let stream: AsyncStream<Value>
     /// Ends the stream without a last count (for a `deinit`, which cannot mutate).
-    let continuation: AsyncStream<Int>.Continuation
-    private(set) var value = 0
-    private var published = 0
+    let continuation: AsyncStream<Value>.Continuation
+    private(set) var value: Value
+    private var published: Value
     private var publishedAt: ContinuousClock.Instant?
     private let interval: Duration
 
-    init(interval: Duration = .milliseconds(50)) {
-        (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+    init(_ initial: Value, interval: Duration = .milliseconds(50)) {
+        (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
+        value = initial
+        published = initial
         self.interval = interval
     }
 
-    mutating func increment() {
-        value += 1
+    /// Changes the count, and publishes it unless it was published less than `interval` ago.
+    mutating func update(_ change: (inout Value) -> Void) {
+        change(&value)
         let now = ContinuousClock.now
         if let publishedAt, publishedAt.duration(to: now) < interval { return }
         publishedAt = now
@@ -35,5 +39,16 @@ struct CountStream {
             continuation.yield(value)
         }
         continuation.finish()
+    }
+}
+
+extension CountStream where Value == Int {
+    /// A count from zero.
+    init(interval: Duration = .milliseconds(50)) {
+        self.init(0, interval: interval)
+    }
+
+    mutating func increment() {
+        update { $0 += 1 }
     }
 }

@@ -150,6 +150,10 @@ struct ImageLoaderTests {
         for await count in loader.memoryHits { last = count }
         #expect(last == 4)
         #expect(source.calls.withLock { $0.count } == 2)
+        // The two downloads' totals, the last of them published when the stream ends.
+        var totals: ImageLoader.DownloadTotals?
+        for await value in loader.downloads { totals = value }
+        #expect(totals == ImageLoader.DownloadTotals(count: 2, bytes: 2 * Int64(png.count)))
         await ImageDatabase.close(storage)
     }
 
