@@ -18,8 +18,9 @@ public enum FileNamer {
     ) -> String {
         // Built in one buffer: joining strings and a hex string of the whole digest was some
         // thirty allocations for each download (`Benchmarks/results/per-item-cpu.md`).
+        let digits = max(0, min(hashLength, 2 * SHA256.byteCount))
         var name: [UInt8] = []
-        name.reserveCapacity(maxSlugLength + min(hashLength, 64) + 8)
+        name.reserveCapacity(maxSlugLength + digits + 8)
         if let title, title.utf8.allSatisfy({ $0 < 0x80 }) { appendSlugASCII(title.utf8, to: &name) }
         // A title that is not ASCII, or leaves nothing: the general path (the key's last segment).
         if name.isEmpty { name.append(contentsOf: slug(title: title, key: key).utf8) }
@@ -32,7 +33,7 @@ public enum FileNamer {
         contentText.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         name.append(UInt8(ascii: "-"))
         hasher.finalize().withUnsafeBytes { digest in
-            for index in 0..<min(hashLength, 2 * digest.count) {
+            for index in 0..<digits {
                 let byte = digest[index / 2]
                 let nibble = index % 2 == 0 ? byte >> 4 : byte & 0x0F
                 name.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
