@@ -40,12 +40,19 @@ struct MirrorPublisher {
         var end = site.pages.count
         while end > 0 {
             let start = max(0, end - group)
-            var stale: [(index: Int, input: String)] = []
+            // With fingerprints of the last publish, a page's inputs decide whether it is
+            // rendered; without them (a first run) every page is, and its inputs are hashed
+            // beside its rendering, from the one context both need.
+            var stale: [(index: Int, input: String?)] = []
             for index in start..<end {
+                guard let previous else {
+                    stale.append((index, nil))
+                    continue
+                }
                 let name = site.pages[index].fileName
                 let input = PageFingerprints.input(
                     of: context(site.pages[index], in: site, manifest: manifest), templateSource: template.pageSource)
-                if let entry = previous?.pages[name], entry.input == input,
+                if let entry = previous.pages[name], entry.input == input,
                     FileSystem.sha256(atPath: layout.root.path + "/" + name) == entry.output
                 {
                     next.pages[name] = entry
@@ -54,12 +61,14 @@ struct MirrorPublisher {
                     stale.append((index, input))
                 }
             }
-            let rendered = render(site, manifest: manifest, stale.map(\.index))
-            for (page, html) in zip(stale, rendered).reversed() {
+            let rendered = render(site, manifest: manifest, stale.map(\.index), fingerprinting: canSkip && previous == nil)
+            for (page, (html, renderedInput)) in zip(stale, rendered).reversed() {
                 let name = site.pages[page.index].fileName
                 let bytes = Array(html.utf8)
                 if try write(bytes, to: layout.root.appendingPathComponent(name)) { written += 1 }
-                next.pages[name] = .init(input: page.input, output: SHA256.hash(data: bytes).hexString)
+                if let input = page.input ?? renderedInput {
+                    next.pages[name] = .init(input: input, output: SHA256.hash(data: bytes).hexString)
+                }
                 outcome.rendered += 1
             }
             end = start
@@ -101,16 +110,21 @@ struct MirrorPublisher {
     /// The HTML of every page, in the order of `SitePlan.pages` (the start page first).
     func render(_ manifest: Manifest) -> [String] {
         let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
-        return render(site, manifest: manifest, Array(site.pages.indices))
+        return render(site, manifest: manifest, Array(site.pages.indices)).map(\.html)
     }
 
     /// The HTML of pages `indices` of `site`, rendered on every core at once: pages are
-    /// independent, and at 10,000 images rendering was the longest step of a re-sync.
-    func render(_ site: SitePlan, manifest: Manifest, _ indices: [Int]) -> [String] {
-        let rendered = Mutex([String](repeating: "", count: indices.count))
+    /// independent, and at 10,000 images rendering was the longest step of a re-sync. With
+    /// `fingerprinting`, each page's `PageFingerprints.input` too, from the same context.
+    func render(
+        _ site: SitePlan, manifest: Manifest, _ indices: [Int], fingerprinting: Bool = false
+    ) -> [(html: String, input: String?)] {
+        let rendered = Mutex([(html: String, input: String?)](repeating: ("", nil), count: indices.count))
         DispatchQueue.concurrentPerform(iterations: indices.count) { offset in
-            let html = template.page.render(context(site.pages[indices[offset]], in: site, manifest: manifest))
-            rendered.withLock { $0[offset] = html }
+            let context = context(site.pages[indices[offset]], in: site, manifest: manifest)
+            let html = template.page.render(context)
+            let input = fingerprinting ? PageFingerprints.input(of: context, templateSource: template.pageSource) : nil
+            rendered.withLock { $0[offset] = (html, input) }
         }
         return rendered.withLock { $0 }
     }
