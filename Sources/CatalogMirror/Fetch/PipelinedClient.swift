@@ -51,6 +51,9 @@ final class PipelinedClient: Sendable {
 
     private struct Connection {
         var channel: EventLoopFuture<any Channel>
+        /// The channel once connected: a lease hands it over as it is, since awaiting even a
+        /// completed future from off the event loop costs a hop onto the loop.
+        var open: (any Channel)?
         var writes = RequestWrites()
         var inFlight = 0
         /// Its first response showed a keep-alive HTTP/1.1 server: it may carry `depth` requests.
@@ -69,6 +72,7 @@ final class PipelinedClient: Sendable {
     private struct Lease: Sendable {
         var id: Int
         var channel: EventLoopFuture<any Channel>
+        var open: (any Channel)?
         var writes: RequestWrites
     }
 
@@ -112,14 +116,14 @@ final class PipelinedClient: Sendable {
                 logger.debug("GET \(url) \(status.code) \(HTTPSession.seconds(sentAt.duration(to: .now)))")
             }
             do {
-                let channel = try await lease.channel.get()
-                let promise = channel.eventLoop.makePromise(of: PipelinedResponse.self)
-                lease.writes.send(PipelinedRequest(head: head, promise: promise), on: channel)
+                let channel = if let open = lease.open { open } else { try await lease.channel.get() }
                 // A stopping run does not wait for a slow server: closing the connection answers
                 // every request on it (`.unanswered`). Without this, SIGINT during a stalled
                 // download waited for the download's deadline before the process could exit.
-                response = try await withTaskCancellationHandler {
-                    try await promise.futureResult.get()
+                response = await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        lease.writes.send(PipelinedRequest(head: head, reply: PipelinedReply(continuation)), on: channel)
+                    }
                 } onCancel: {
                     channel.close(promise: nil)
                 }
@@ -171,6 +175,7 @@ final class PipelinedClient: Sendable {
                 connect(host: host, port: port).whenComplete { [weak self] result in
                     switch result {
                     case .success(let channel):
+                        self?.state.withLock { $0.origins[origin]?.connections[id]?.open = channel }
                         promise.succeed(channel)
                         channel.closeFuture.whenComplete { [weak self] _ in self?.remove(origin: origin, id: id) }
                     case .failure(let error):
@@ -206,7 +211,7 @@ final class PipelinedClient: Sendable {
         connection.inFlight += 1
         entry.connections[best.id] = connection
         state.origins[origin] = entry
-        return Lease(id: best.id, channel: connection.channel, writes: connection.writes)
+        return Lease(id: best.id, channel: connection.channel, open: connection.open, writes: connection.writes)
     }
 
     private func release(
@@ -318,7 +323,7 @@ private final class RequestWrites: Sendable {
             for request in requests {
                 // A write that fails before the handler queued the request (a closed channel)
                 // never reaches it; a second completion of the promise is ignored by NIO.
-                channel.write(request).whenFailure { _ in request.promise.succeed(.unanswered(abrupt: false)) }
+                channel.write(request).whenFailure { _ in request.reply.succeed(.unanswered(abrupt: false)) }
             }
             channel.flush()
         }
