@@ -83,10 +83,15 @@ def ensure_tools():
         sh([sys.executable, "-m", "pip", "install", "-q", "pillow"])
 
 
+# The build the README installs: the Swift runtime and Foundation linked in. Loading them as
+# shared libraries cost a no-op resync at N = 2,000 about 6 % more CPU (relocations at start-up).
+RELEASE = ["swift", "build", "-c", "release", "--static-swift-stdlib"]
+
+
 def build_catalog_mirror():
     for product in ("catalog-mirror", "extract-throughput"):
-        sh(["swift", "build", "-c", "release", "--product", product], cwd=REPO, stdout=subprocess.DEVNULL)
-    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, check=True,
+        sh([*RELEASE, "--product", product], cwd=REPO, stdout=subprocess.DEVNULL)
+    path = subprocess.run([*RELEASE, "--show-bin-path"], cwd=REPO, check=True,
                           capture_output=True, text=True).stdout.strip()
     return os.path.join(path, "catalog-mirror")
 

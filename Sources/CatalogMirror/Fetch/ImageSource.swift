@@ -98,10 +98,11 @@ public struct DownloadedFile: Sendable, Equatable {
 /// Where image bytes come from. The HTTP implementation is `HTTPImageSource`; tests use fakes
 /// that count calls and can pause, to prove coalescing without timing.
 public protocol ImageSource: Sendable {
-    /// Downloads `request.key` into a new file inside `directory`, checks it, and returns it;
-    /// answers `.notModified` when a conditional request finds the stored copy current; or says
-    /// why not. Never leaves a partial file behind.
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure>
+    /// Downloads `request.key` into a new file inside the folder at path `directory`, checks
+    /// it, and returns it; answers `.notModified` when a conditional request finds the stored
+    /// copy current; or says why not. Never leaves a partial file behind. (A path, not a `URL`:
+    /// reading a `URL`'s path back for every image was a measurable part of a resync.)
+    func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure>
 }
 
 /// Downloads over HTTP: streamed to a temporary file while hashing, `--max-size` enforced from
@@ -115,9 +116,7 @@ struct HTTPImageSource: ImageSource {
     /// more loads in flight for the pipelined client; nil when it does not.
     var slots: TransferSlots? = nil
 
-    func download(_ request: ImageRequest, into directoryURL: URL) async -> Result<Download, FetchFailure> {
-        // By its path's text from here on (`TemporaryFileWriter`).
-        let directory = directoryURL.path
+    func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         let headers =
             [
                 ("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.5"),

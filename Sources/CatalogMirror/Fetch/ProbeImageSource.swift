@@ -11,7 +11,7 @@ struct ProbeImageSource: ImageSource {
     /// Sizes of the stored copies, for servers that send no validators.
     let storedSizes: @Sendable (CanonicalURL) async -> Int64?
 
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
+    func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         let storedSize = await storedSizes(request.key)
         do {
             let download = try await session.get(

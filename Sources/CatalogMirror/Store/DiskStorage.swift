@@ -72,15 +72,14 @@ import Foundation
         self.readOnly = readOnly
         self.stateDatabase = state
         imagesPath = layout.images.path
-        downloadDirectory = layout.staged
-        stagedPath = downloadDirectory.path
+        stagedPath = layout.staged.path
         diskHits = hitCount.stream
     }
 
-    /// Where downloads are written. A checked download stays there under its temporary name
-    /// until `publish` renames it into `images/`. Kept, not built from the layout on every
-    /// request: joining URL components was 3 % of a no-op sync.
-    public nonisolated let downloadDirectory: URL
+    /// The path of the folder downloads are written to. A checked download stays there under
+    /// its temporary name until `publish` renames it into `images/`. Kept as text, not built
+    /// from the layout on every request: joining URL components was 3 % of a no-op sync.
+    public nonisolated var downloadDirectory: String { stagedPath }
 
     /// Creates the mirror's directories (unless `readOnly`) and empties `tmp/`: what must exist
     /// before the state database can be opened.
@@ -296,7 +295,7 @@ import Foundation
         let name = try freeName(for: request, file: file)
         // By the path's text: `standardizedFileURL` and its kin were most of the cost of
         // staging a download. A download is written straight into `stagedPath` (whose path
-        // is the text `downloadDirectory.path`); anything else is moved there.
+        // is `downloadDirectory`); anything else is moved there.
         let temporaryPath = file.temporaryPath
         let slash = temporaryPath.lastIndex(of: "/")
         var stagedName: String? = slash.map { String(temporaryPath[temporaryPath.index(after: $0)...]) } ?? temporaryPath

@@ -21,7 +21,7 @@ final class CountingSource: ImageSource {
         (started, startedContinuation) = AsyncStream.makeStream()
     }
 
-    func download(_ request: ImageRequest, into directory: URL) async -> Result<Download, FetchFailure> {
+    func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         calls.withLock { $0.append(request.key.string) }
         startedContinuation.yield(request.key.string)
         await latch.wait()
@@ -29,7 +29,7 @@ final class CountingSource: ImageSource {
             conditionalCalls.withLock { $0 += 1 }
             return .success(.notModified(validators))
         }
-        let url = directory.appendingPathComponent(UUID().uuidString + ".part")
+        let url = URL(fileURLWithPath: directory).appendingPathComponent(UUID().uuidString + ".part")
         guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes)) else {
             return .failure(FetchFailure(.networkError, "cannot write"))
         }
