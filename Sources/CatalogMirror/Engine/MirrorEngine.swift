@@ -263,15 +263,18 @@ public struct MirrorEngine: Sendable {
             source: configuration.source.string, title: plan.siteTitle,
             generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
             albums: plan.albums)
+        let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
+        // Written beside the images and pages; put in place after them.
+        let manifestWrite = publisher.beginManifest(manifest)
         do {
             try await storage.publish(plan.staged)
         } catch {
+            manifestWrite.discard()
             throw .storage(error.message)
         }
         FreeMemory.release()
-        let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
         do {
-            try publisher.publish(manifest)
+            try publisher.publish(manifest, manifestWrite: manifestWrite)
         } catch {
             throw .storage(error.message)
         }

@@ -20,6 +20,34 @@ enum AtomicFile {
     static func write(
         to destination: URL, temporaryDirectory: URL, flush: Bool = true, _ produce: (TemporaryFileWriter) throws -> Void
     ) throws(PublishError) {
+        let prepared = try prepare(for: destination, temporaryDirectory: temporaryDirectory, flush: flush, produce)
+        try prepared.commit()
+    }
+
+    /// A file written (and flushed, if asked) under a temporary name, waiting to be renamed over
+    /// its destination: what lets a publish write `manifest.json` beside its pages, and put it
+    /// in place only after them.
+    struct Prepared: Sendable {
+        let temporaryPath: String
+        let destination: URL
+
+        /// Renames the file over its destination.
+        func commit() throws(PublishError) {
+            if rename(temporaryPath, destination.path) != 0 {
+                let reason = String(cString: strerror(errno))
+                discard()
+                throw PublishError("cannot replace \(destination.path): \(reason)\(PublishError.diskAdvice)")
+            }
+        }
+
+        /// Removes the file instead.
+        func discard() { unlink(temporaryPath) }
+    }
+
+    /// The first half of `write`: the bytes written and flushed under a temporary name.
+    static func prepare(
+        for destination: URL, temporaryDirectory: URL, flush: Bool = true, _ produce: (TemporaryFileWriter) throws -> Void
+    ) throws(PublishError) -> Prepared {
         let writer: TemporaryFileWriter
         do {
             writer = try TemporaryFileWriter(in: temporaryDirectory)
@@ -33,11 +61,7 @@ enum AtomicFile {
             writer.discard()
             throw PublishError("cannot write \(destination.path): \(error)\(PublishError.diskAdvice)")
         }
-        if rename(writer.path, destination.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            writer.discard()
-            throw PublishError("cannot replace \(destination.path): \(reason)\(PublishError.diskAdvice)")
-        }
+        return Prepared(temporaryPath: writer.path, destination: destination)
     }
 
     /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
