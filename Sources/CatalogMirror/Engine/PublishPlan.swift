@@ -49,22 +49,23 @@ struct PublishPlan {
         // published keys were 5 MB of a 50,000-item run's peak.
         let order = previousItems.indices.sorted { a, b in
             let (first, second) = (previousItems.key(at: a), previousItems.key(at: b))
-            return first.elementsEqual(second) ? a < b : first.lexicographicallyPrecedes(second)
+            let order = ByteOrder.compare(first, second)
+            return order == 0 ? a < b : order < 0
         }
         var republished = [Bool](repeating: false, count: order.count)
         var cursor = 0
         /// The position in `order` of the first previous item with `key`, if there is one.
         func previousPosition(of key: String) -> Int? {
-            while cursor < order.count, previousItems.key(at: order[cursor]).lexicographicallyPrecedes(key.utf8) {
+            while cursor < order.count, ByteOrder.precedes(previousItems.key(at: order[cursor]), key.utf8) {
                 cursor += 1
             }
-            return cursor < order.count && previousItems.key(at: order[cursor]).elementsEqual(key.utf8) ? cursor : nil
+            return cursor < order.count && ByteOrder.equal(previousItems.key(at: order[cursor]), key.utf8) ? cursor : nil
         }
         /// Marks every previous item with the key at `position` as published again.
         func republish(_ position: Int?) {
             guard var next = position else { return }
             let key = previousItems.key(at: order[next])
-            while next < order.count, previousItems.key(at: order[next]).elementsEqual(key) {
+            while next < order.count, ByteOrder.equal(previousItems.key(at: order[next]), key) {
                 republished[next] = true
                 next += 1
             }

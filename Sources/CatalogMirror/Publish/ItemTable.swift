@@ -169,9 +169,9 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     /// The item numbers in key order (byte order of the keys' UTF-8, as SQLite's `BINARY`
     /// collation sorts them): `indices` itself when the items are in that order, as a plan's are.
     func keyOrder() -> [Int] {
-        let inOrder = zip(keys, keys.dropFirst()).allSatisfy { !$1.utf8.lexicographicallyPrecedes($0.utf8) }
+        let inOrder = zip(keys, keys.dropFirst()).allSatisfy { !ByteOrder.precedes($1.utf8, $0.utf8) }
         if inOrder { return Array(indices) }
-        return indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+        return indices.sorted { ByteOrder.precedes(keys[$0].utf8, keys[$1].utf8) }
     }
 
     /// The number of the item `variantOf` names at `index`, when it was set by number.

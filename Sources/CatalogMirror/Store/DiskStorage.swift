@@ -471,15 +471,15 @@ struct FileNames {
     init(count: Int, _ name: (Int) -> ArraySlice<UInt8>) {
         names.reserveCapacity(count: count, bytes: (0..<count).reduce(0) { $0 + name($1).count })
         for number in 0..<count { names.append(name(number)) }
-        order = (0..<Int32(count)).sorted { names[Int($0)].lexicographicallyPrecedes(names[Int($1)]) }
+        order = (0..<Int32(count)).sorted { ByteOrder.precedes(names[Int($0)], names[Int($1)]) }
     }
 
     func contains(_ name: some Collection<UInt8>) -> Bool {
         var (low, high) = (0, order.count)
         while low < high {
             let middle = (low + high) / 2
-            if names[Int(order[middle])].lexicographicallyPrecedes(name) { low = middle + 1 } else { high = middle }
+            if ByteOrder.precedes(names[Int(order[middle])], name) { low = middle + 1 } else { high = middle }
         }
-        return low < order.count && names[Int(order[low])].elementsEqual(name)
+        return low < order.count && ByteOrder.equal(names[Int(order[low])], name)
     }
 }

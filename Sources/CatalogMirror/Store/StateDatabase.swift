@@ -251,12 +251,12 @@ struct StateDatabase: Sendable {
                     db, sql: "SELECT key, fileName, stagedName IS NOT NULL FROM image ORDER BY key")
                 while let row = try rows.next() {
                     let key: String = row[0]
-                    while cursor < order.count, items.keys[order[cursor]].utf8.lexicographicallyPrecedes(key.utf8) {
+                    while cursor < order.count, ByteOrder.precedes(items.keys[order[cursor]].utf8, key.utf8) {
                         cursor += 1
                     }
                     let referenced =
                         cursor < order.count && items.keys[order[cursor]] == key
-                        && items.pathBytes(at: order[cursor]).dropFirst(prefixLength).elementsEqual((row[1] as String).utf8)
+                        && ByteOrder.equal(items.pathBytes(at: order[cursor]).dropFirst(prefixLength), (row[1] as String).utf8)
                     if row[2] as Bool || !referenced { stale.append(key) }
                 }
                 let statement = try db.cachedStatement(sql: "DELETE FROM image WHERE key = ?")

@@ -241,6 +241,26 @@ struct StoreStateTests {
         #expect(claimed < 100)
     }
 
+    @Test("byte order agrees with comparing the UTF-8 a byte at a time, for texts and byte slices alike")
+    func byteOrder() {
+        let texts = [
+            "", "a", "ab", "abc", "b", "B", "a/b", "a%2F", "é", "e\u{301}", "z", "\u{1F600}", "ab\u{0}", "http://h/1.png",
+        ]
+        for a in texts {
+            for b in texts {
+                let (x, y) = (Array(a.utf8), Array(b.utf8))
+                let slower = x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+                #expect(ByteOrder.compare(a.utf8, b.utf8).signum() == slower, "\(a) against \(b)")
+                #expect(ByteOrder.compare(x[...], b.utf8).signum() == slower, "\(a) against \(b)")
+                #expect(ByteOrder.precedes(x.dropFirst(0), y) == (slower < 0))
+                #expect(ByteOrder.equal(a.utf8, y[...]) == (slower == 0))
+            }
+        }
+        // Collections without contiguous storage take the slow path, with the same answers.
+        #expect(ByteOrder.compare(Data([1, 2]).reversed(), [2, 1]) == 0)
+        #expect(ByteOrder.compare(Data([1, 2]).reversed(), [2, 2]) < 0)
+    }
+
     @Test("finishing a publish keeps the rows and files the manifest names, in whatever order, and nothing else")
     func finishKeepsReferenced() async throws {
         let directory = try TemporaryDirectory()
