@@ -169,6 +169,37 @@ struct PublishTests {
         }
     }
 
+    @Test("manifest.json, written beside the pages, replaces the old one only once every page is in place")
+    func manifestAfterPages() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        for folder in [layout.root, layout.state, layout.temporary] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let publisher = MirrorPublisher(layout: layout, template: try SiteTemplate.embedded(), itemsPerPage: 2)
+        let first = Manifest(source: "http://h/", generatedAt: Date(), items: (0..<3).map { item("a", number: $0) }, rejected: [])
+        try publisher.publish(first)
+        let published = try Data(contentsOf: layout.manifest)
+        #expect(published == (try JSONCoding.encode(first)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.temporary.path).isEmpty)
+
+        // A page that cannot be replaced (a folder holds its name): the publish fails, the old
+        // manifest stays, and the new one, written meanwhile, is not left behind.
+        let second = Manifest(
+            source: "http://h/", generatedAt: Date(), items: (0..<5).map { item("b", number: $0) }, rejected: [])
+        try FileManager.default.createDirectory(
+            at: layout.root.appendingPathComponent("page-3.html"), withIntermediateDirectories: true)
+        #expect(throws: PublishError.self) { try publisher.publish(second) }
+        #expect(try Data(contentsOf: layout.manifest) == published)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.temporary.path).isEmpty)
+
+        // Once the page can be written, the new manifest is published.
+        try FileManager.default.removeItem(at: layout.root.appendingPathComponent("page-3.html"))
+        try publisher.publish(second)
+        #expect(try Data(contentsOf: layout.manifest) == (try JSONCoding.encode(second)))
+    }
+
     /// The pages of a site of `count` items titled "t", `perPage` to a page, as rendered by the
     /// embedded template.
     func renderedPages(items count: Int, perPage: Int) throws -> [String] {
