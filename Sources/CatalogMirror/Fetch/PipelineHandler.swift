@@ -46,6 +46,12 @@ final class PipelinedReply: Sendable {
         }
         waiting?.resume(returning: response)
     }
+
+    /// A request dropped unanswered (by a path that forgot it) is answered as cut off, so its
+    /// task asks again through the full client instead of waiting for ever.
+    deinit {
+        succeed(.unanswered(abrupt: false))
+    }
 }
 
 /// Matches responses to requests on one keep-alive HTTP/1.1 connection, in order: HTTP/1.1

@@ -154,6 +154,35 @@ private final class Tally: Sendable {
         return await client.get(url, headers: headers, conditional: conditional)
     }
 
+    @Test("a reply is given once, the first answer winning; one dropped unanswered answers as cut off")
+    func replyOnce() async throws {
+        let first = await withCheckedContinuation { continuation in
+            let reply = PipelinedReply(continuation)
+            reply.succeed(.timedOut(stalled: true))
+            reply.succeed(.unanswered(abrupt: true))
+        }
+        guard case .timedOut(stalled: true) = first else {
+            Issue.record("the first answer did not win: \(first)")
+            return
+        }
+        // Awaited in a task of its own and watched from here: a reply that is never answered
+        // leaves that task waiting, and this test fails instead of hanging the suite.
+        let dropped = Mutex<PipelinedResponse?>(nil)
+        Task {
+            let response = await withCheckedContinuation { continuation in
+                _ = PipelinedReply(continuation)
+            }
+            dropped.withLock { $0 = response }
+        }
+        for _ in 0..<500 where dropped.withLock({ $0 }) == nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        guard case .unanswered(abrupt: false) = dropped.withLock({ $0 }) else {
+            Issue.record("a dropped reply answered \(String(describing: dropped.withLock { $0 }))")
+            return
+        }
+    }
+
     @Test func pipelinesRequestsOnOneProvenConnection() async throws {
         let server = BatchingServer(batch: 6) { _ in .notModified }
         let port = try await server.start()
