@@ -133,11 +133,7 @@ struct PublishTests {
     func pageSkipping() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let layout = MirrorLayout(root: directory.url)
-        for folder in [layout.root, layout.state, layout.temporary] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
-        let publisher = MirrorPublisher(layout: layout, template: try SiteTemplate.embedded(), itemsPerPage: 2)
+        let (layout, publisher) = try publisher(in: directory, itemsPerPage: 2)
         var items = (0..<5).map { index in item("t\(index)", number: index) }
         var manifest = Manifest(source: "http://h/", generatedAt: Date(), items: items, rejected: [])
         #expect(try publisher.publish(manifest) == .init(rendered: 3, skipped: 0))
@@ -173,11 +169,7 @@ struct PublishTests {
     func manifestAfterPages() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let layout = MirrorLayout(root: directory.url)
-        for folder in [layout.root, layout.state, layout.temporary] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
-        let publisher = MirrorPublisher(layout: layout, template: try SiteTemplate.embedded(), itemsPerPage: 2)
+        let (layout, publisher) = try publisher(in: directory, itemsPerPage: 2)
         let first = Manifest(source: "http://h/", generatedAt: Date(), items: (0..<3).map { item("a", number: $0) }, rejected: [])
         try publisher.publish(first)
         let published = try Data(contentsOf: layout.manifest)
@@ -198,6 +190,15 @@ struct PublishTests {
         try FileManager.default.removeItem(at: layout.root.appendingPathComponent("page-3.html"))
         try publisher.publish(second)
         #expect(try Data(contentsOf: layout.manifest) == (try JSONCoding.encode(second)))
+    }
+
+    /// A publisher with the embedded template writing into `directory`, its folders made.
+    func publisher(in directory: TemporaryDirectory, itemsPerPage: Int) throws -> (MirrorLayout, MirrorPublisher) {
+        let layout = MirrorLayout(root: directory.url)
+        for folder in [layout.root, layout.state, layout.temporary] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        return (layout, MirrorPublisher(layout: layout, template: try SiteTemplate.embedded(), itemsPerPage: itemsPerPage))
     }
 
     /// The pages of a site of `count` items titled "t", `perPage` to a page, as rendered by the
