@@ -255,7 +255,8 @@ struct Crawler: Sendable {
         let scan = try HTMLScanner.scan(document.bytes, url: document.url.string, encoding: document.charset)
         let base = scan.baseHref.flatMap { CanonicalURL($0, relativeTo: document.url) } ?? document.url
         return .read(
-            page, url: document.url, scan: scan, base: base, bodyHash: SHA256.hash(data: document.bytes).hexString, warnings: [])
+            page, url: document.url, scan: scan, base: base, bodyHash: SHA256.hash(data: document.bytes).hexString,
+            warnings: scan.scriptsIncomplete ? [ScriptFindings.incompleteWarning("page \(document.url)")] : [])
     }
 
     /// A page read, with the photos of the scripts and data files it loads added to its own.

@@ -81,6 +81,7 @@ struct PageResources: Sendable {
         for script in scripts {
             let reading = await readings.reading(of: script) { await read(script: script) }
             if let failure = reading.failure { found.warnings.append(failure) }
+            if !reading.findings.isComplete { found.warnings.append(ScriptFindings.incompleteWarning("script \(script)")) }
             found.photos += reading.findings.photos.map { resolve($0, against: base) }
             for href in reading.findings.dataFiles { addDataFile(href, base: base) }
         }

@@ -6,7 +6,11 @@
 ///
 /// Written by hand: no Swift package tokenizes JavaScript, and only its lexical grammar is
 /// needed (nothing is parsed beyond literals, and nothing is ever executed). Bad input never
-/// fails: an unterminated string or comment ends at the end of the source.
+/// fails: an unterminated string or comment ends at the end of the source, and an unterminated
+/// regular expression is a division (a browser would refuse the whole script). Every call to
+/// `next()` consumes at least one byte, and every byte is looked at a bounded number of times
+/// (a regular expression that finds no end marks the rest of its line as having none), so
+/// tokenizing is linear in the source on any input.
 struct JavaScriptTokenizer {
     /// One token.
     enum Token: Equatable {
@@ -21,6 +25,9 @@ struct JavaScriptTokenizer {
 
     /// Strings longer than this (inline data URIs, embedded blobs) are `.unknown`.
     static let maxStringBytes = 8 * 1024
+    /// Tokens read from one script at most (about 100 MB of tokens): the memory budget of a
+    /// script, eight times what a 100,000-photo data script needs.
+    static let maxTokens = 1 << 23
     /// Keywords after which a `/` starts a regular expression rather than a division.
     static let regexKeywords: Set<String> = [
         "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield",
@@ -35,6 +42,14 @@ struct JavaScriptTokenizer {
     private var regexAllowed = true
     /// True at the start of a line (for `-->` comments).
     private var lineStart = true
+    /// Where the line of the last regular expression that found no closing `/` ends: a `/`
+    /// before it is read as a division. That line is not valid JavaScript as read (a browser
+    /// would refuse the script), and searching again from each `/` on it would make a long
+    /// line of them (`/[/[/[...`) quadratic.
+    private var divisionUntil = 0
+    /// Bytes looked at while searching for the end of regular expressions (at most the
+    /// source's length: what keeps tokenizing linear, checked by the tests).
+    private(set) var searchedBytes = 0
 
     init(_ source: [UInt8]) {
         self.source = source
@@ -42,10 +57,18 @@ struct JavaScriptTokenizer {
 
     /// Every token of `text`.
     static func tokens(_ text: [UInt8]) -> [Token] {
+        tokens(text, limit: .max).tokens
+    }
+
+    /// The first `limit` tokens of `text`, and whether they are all of them.
+    static func tokens(_ text: [UInt8], limit: Int) -> (tokens: [Token], isComplete: Bool) {
         var tokenizer = JavaScriptTokenizer(text)
         var tokens: [Token] = []
-        while let token = tokenizer.next() { tokens.append(token) }
-        return tokens
+        while let token = tokenizer.next() {
+            guard tokens.count < limit else { return (tokens, false) }
+            tokens.append(token)
+        }
+        return (tokens, true)
     }
 
     /// The next token, or nil at the end of the source.
@@ -62,7 +85,14 @@ struct JavaScriptTokenizer {
             position += 1
             token = template()
         case UInt8(ascii: "/") where regexAllowed:
-            token = regularExpression() ?? .punctuator(byte)
+            if let expression = regularExpression() {
+                token = expression
+            } else {
+                // No regular expression ends on this line: the `/` is a division after all,
+                // and is consumed as one (staying put here re-read it for ever).
+                position += 1
+                token = .punctuator(byte)
+            }
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
             token = number()
         case UInt8(ascii: ".") where position + 1 < source.count && Self.isDigit(source[position + 1]):
@@ -269,12 +299,17 @@ struct JavaScriptTokenizer {
     /// A regular expression literal (skipped as `.unknown`), or nil when the line ends first
     /// (then the `/` was a division after all).
     private mutating func regularExpression() -> Token? {
+        guard position >= divisionUntil else { return nil }
         var index = position + 1
         var inClass = false
         while index < source.count {
             let byte = source[index]
-            if byte == 0x0A || byte == 0x0D { return nil }
-            if byte == UInt8(ascii: "\\") {
+            searchedBytes += 1
+            if byte == 0x0A || byte == 0x0D {
+                divisionUntil = index
+                return nil
+            }
+            if byte == UInt8(ascii: "\\"), index + 1 < source.count, source[index + 1] != 0x0A, source[index + 1] != 0x0D {
                 index += 2
                 continue
             }
@@ -283,7 +318,10 @@ struct JavaScriptTokenizer {
             if byte == UInt8(ascii: "/") && !inClass { break }
             index += 1
         }
-        guard index < source.count else { return nil }
+        guard index < source.count else {
+            divisionUntil = source.count
+            return nil
+        }
         position = index + 1
         while position < source.count, Self.isNamePart(source[position]) { position += 1 }
         return .unknown

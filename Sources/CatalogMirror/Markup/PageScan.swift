@@ -45,4 +45,7 @@ public struct PageScan: Sendable, Equatable {
     /// JSON documents the inline scripts name (`'data.json'`), as written: the crawler fetches
     /// them and adds their photos to the page's (`ScriptReader`).
     public var dataFiles: [String] = []
+    /// True when an inline script was too long or too costly to read whole (the reading stops
+    /// at a budget instead of hanging); the crawler warns.
+    public var scriptsIncomplete = false
 }

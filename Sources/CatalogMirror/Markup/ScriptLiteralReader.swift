@@ -8,11 +8,22 @@
 /// Also collects the string literals that stand outside every literal read (`img.src =
 /// 'a.jpg'`), leaving out those joined to something else by `+` (`'cap-' + state + '.png'`
 /// names no file as written), and every complete string, for the data files a script names.
+///
+/// A failed attempt at a literal is tried again from each bracket inside it, so a hostile
+/// script could make reading cost its length times its nesting: every attempt draws on one
+/// budget of token visits (`workPerToken` a token), and a script that spends it is read only
+/// as far as it got (`isComplete` false), never for longer.
 struct ScriptLiteralReader {
     typealias Token = JavaScriptTokenizer.Token
 
     /// Nesting followed; a deeper literal is not read.
     static let maxDepth = 64
+    /// Token visits allowed per token of the script (a real one needs two or three).
+    static let workPerToken = 64
+
+    /// False when the script was too long (`JavaScriptTokenizer.maxTokens`) or too costly to
+    /// read whole: what it holds past that point is not read.
+    private(set) var isComplete: Bool
 
     /// The literals of a script, in source order (those nested in another one excluded).
     private(set) var literals: [JSONValue] = []
@@ -25,16 +36,24 @@ struct ScriptLiteralReader {
     /// Tokens that belong to a literal already read (its brackets, keys and values).
     private var covered: [Bool]
 
-    /// Reads the tokens of one script.
-    init(tokens: [Token]) {
+    /// Reads the tokens of one script (`isComplete`: whether they are all of it).
+    init(tokens: [Token], isComplete: Bool = true) {
         self.tokens = tokens
+        self.isComplete = isComplete
         covered = Array(repeating: false, count: tokens.count)
+        var budget = (tokens.count + 1024) * Self.workPerToken
         var index = 0
         while index < tokens.count {
             if !covered[index], tokens[index] == .punctuator(UInt8(ascii: "{")) || tokens[index] == .punctuator(UInt8(ascii: "["))
             {
-                var attempt = Attempt()
-                if let (value, _) = literal(at: index, depth: 0, attempt: &attempt) {
+                var attempt = Attempt(limit: budget)
+                let read = literal(at: index, depth: 0, attempt: &attempt)
+                budget -= attempt.steps
+                if attempt.isOverBudget {
+                    self.isComplete = false
+                    break
+                }
+                if let (value, _) = read {
                     if value.hasContent {
                         literals.append(value)
                         for position in attempt.used { covered[position] = true }
@@ -57,9 +76,10 @@ struct ScriptLiteralReader {
         }
     }
 
-    /// Reads tokens as text (a script's source).
+    /// Reads tokens as text (a script's source), at most `JavaScriptTokenizer.maxTokens` of them.
     init(source: [UInt8]) {
-        self.init(tokens: JavaScriptTokenizer.tokens(source))
+        let (tokens, isComplete) = JavaScriptTokenizer.tokens(source, limit: JavaScriptTokenizer.maxTokens)
+        self.init(tokens: tokens, isComplete: isComplete)
     }
 
     private func isConcatenated(_ position: Int) -> Bool {
@@ -75,6 +95,18 @@ struct ScriptLiteralReader {
         var used: [Int] = []
         /// The attempt failed at the nesting limit (so skipping a value cannot save it).
         var tooDeep = false
+        /// Tokens visited so far.
+        var steps = 0
+        /// Visits allowed: past them the attempt fails, and reading stops.
+        var limit: Int
+
+        var isOverBudget: Bool { steps > limit }
+
+        /// Counts a visit; false once the budget is spent.
+        mutating func step() -> Bool {
+            steps += 1
+            return steps <= limit
+        }
     }
 
     /// The object or array literal starting at `start` and the index after it; nil when the
@@ -89,7 +121,7 @@ struct ScriptLiteralReader {
         var members: [JSONValue.Member] = []
         var index = start + 1
         attempt.used.append(start)
-        while index < tokens.count {
+        while index < tokens.count, attempt.step() {
             if tokens[index] == .punctuator(UInt8(ascii: "}")) {
                 attempt.used.append(index)
                 return (.object(members), index + 1)
@@ -117,7 +149,7 @@ struct ScriptLiteralReader {
             {
                 return nil  // not an object literal (a block: `{ var x = 1; }`)
             } else {
-                guard let next = skipValue(from: index) else { return nil }
+                guard let next = skipValue(from: index, attempt: &attempt) else { return nil }
                 if case .name = tokens[index], next < tokens.count, tokens[next] != .punctuator(UInt8(ascii: ",")),
                     tokens[next] != .punctuator(UInt8(ascii: "}"))
                 {
@@ -139,7 +171,7 @@ struct ScriptLiteralReader {
         var elements: [JSONValue] = []
         var index = start + 1
         attempt.used.append(start)
-        while index < tokens.count {
+        while index < tokens.count, attempt.step() {
             if tokens[index] == .punctuator(UInt8(ascii: "]")) {
                 attempt.used.append(index)
                 return (.array(elements), index + 1)
@@ -175,15 +207,15 @@ struct ScriptLiteralReader {
         ]
         switch tokens[start] {
         case .punctuator(UInt8(ascii: "{")), .punctuator(UInt8(ascii: "[")):
-            var inner = Attempt()
-            if let (value, after) = literal(at: start, depth: depth, attempt: &inner),
-                after >= tokens.count || ends.contains(tokens[after])
-            {
+            var inner = Attempt(steps: attempt.steps, limit: attempt.limit)
+            let read = literal(at: start, depth: depth, attempt: &inner)
+            attempt.steps = inner.steps
+            if let (value, after) = read, after >= tokens.count || ends.contains(tokens[after]) {
                 attempt.used += inner.used
                 return (value, after)
             }
-            if inner.tooDeep {
-                attempt.tooDeep = true
+            if inner.tooDeep || attempt.isOverBudget {
+                attempt.tooDeep = inner.tooDeep
                 return nil
             }
         case .string(let text) where ends.contains(next):
@@ -204,19 +236,21 @@ struct ScriptLiteralReader {
             default: return (.null, start + 1)
             }
         case .string where next == .punctuator(UInt8(ascii: "+")):
-            if let (text, after) = concatenation(at: start) { return (.string(text), after) }
+            if let (text, after) = concatenation(at: start, attempt: &attempt) { return (.string(text), after) }
         default:
             break
         }
-        guard let after = skipValue(from: start) else { return nil }
+        guard let after = skipValue(from: start, attempt: &attempt) else { return nil }
         return (.null, after)
     }
 
-    /// `'a' + "b" + 'c'` as one string, when every part is a string literal.
-    private func concatenation(at start: Int) -> (String, Int)? {
+    /// `'a' + "b" + 'c'` as one string, when every part is a string literal and the whole is no
+    /// longer than a string token may be (`JavaScriptTokenizer.maxStringBytes`).
+    private func concatenation(at start: Int, attempt: inout Attempt) -> (String, Int)? {
         var text = ""
         var index = start
-        while index < tokens.count, case .string(let part) = tokens[index] {
+        while index < tokens.count, case .string(let part) = tokens[index], attempt.step() {
+            guard text.utf8.count + part.utf8.count <= JavaScriptTokenizer.maxStringBytes else { return nil }
             text += part
             index += 1
             guard index < tokens.count, tokens[index] == .punctuator(UInt8(ascii: "+")) else { break }
@@ -230,10 +264,10 @@ struct ScriptLiteralReader {
     /// The index of the `,` or closing bracket that ends the value starting at `start` (its
     /// own brackets balanced); nil when the source ends first, a `;` ends the statement, or
     /// brackets nest deeper than `maxDepth` (which bounds the work a failed attempt costs).
-    private func skipValue(from start: Int) -> Int? {
+    private func skipValue(from start: Int, attempt: inout Attempt) -> Int? {
         var depth = 0
         var index = start
-        while index < tokens.count {
+        while index < tokens.count, attempt.step() {
             if case .punctuator(let character) = tokens[index] {
                 switch character {
                 case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):

@@ -3,6 +3,13 @@
 struct ScriptFindings: Sendable, Equatable {
     var photos: [[ImageReference]] = []
     var dataFiles: [String] = []
+    /// False when the script was too long or too costly to read whole (`ScriptLiteralReader`).
+    var isComplete = true
+
+    /// The warning an incomplete reading of the script at `origin` (a page or a file) gets.
+    static func incompleteWarning(_ origin: String) -> String {
+        "\(origin): a script too long or too tangled to read whole; images named past that point are not found"
+    }
 }
 
 /// Reads the image URLs of a script without running it (SPEC "Image keys": string values in
@@ -38,7 +45,7 @@ enum ScriptReader {
             walker.walk(literal)
             photos.add(walker.photos)
         }
-        var findings = ScriptFindings()
+        var findings = ScriptFindings(isComplete: literals.isComplete)
         switch origin {
         case .inline:
             for text in literals.looseStrings {
@@ -92,6 +99,7 @@ extension PageScan {
         var seen = Set(dataFiles)
         for script in scripts {
             let findings = ScriptReader.read(Array(script.utf8), origin: .inline)
+            if !findings.isComplete { scriptsIncomplete = true }
             addPhotos(findings.photos)
             for file in findings.dataFiles where seen.insert(file).inserted { dataFiles.append(file) }
         }

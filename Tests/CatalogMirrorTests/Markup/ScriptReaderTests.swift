@@ -87,6 +87,68 @@ struct JavaScriptTokenizerTests {
         #expect(ScriptLiteralReader(source: Array("var a = [{src: 'x.jpg', ".utf8)).looseStrings == ["x.jpg"])
         #expect(ScriptLiteralReader(source: Array("}}]]) 'z.jpg' {{[[(".utf8)).looseStrings == ["z.jpg"])
     }
+
+    /// The scripts `zzuf` found that made a sync loop for ever (issue 30): an unterminated
+    /// regular expression left the tokenizer on its `/`.
+    static let unterminatedRegularExpressions = ["x = /a", "/[/", "/ regex", "a = (/b\\\n'c.jpg'", "/"]
+
+    @Test("an unterminated regular expression is a division: the tokenizer moves on", arguments: unterminatedRegularExpressions)
+    func unterminatedRegularExpression(script: String) throws {
+        // A limit far above what the script holds, so a tokenizer that stands still fails
+        // here instead of filling memory.
+        let (tokens, isComplete) = JavaScriptTokenizer.tokens(Array(script.utf8), limit: 1_000)
+        try #require(isComplete)
+        #expect(tokens.count <= script.utf8.count)
+        #expect(tokens.contains(.punctuator(UInt8(ascii: "/"))))
+        let page = "<!DOCTYPE html><title>t</title><script>\(script)</script><img src=\"a.png\" alt=\"a\">"
+        let scan = try HTMLScanner.scan(Array(page.utf8), url: "http://example.com/")
+        // The page's image, and what the script names after the `/` (its code is read on).
+        #expect(scan.images.map(\.url) == (script.contains("c.jpg") ? ["a.png", "c.jpg"] : ["a.png"]))
+        #expect(!scan.scriptsIncomplete)
+    }
+
+    @Test("a line of unterminated regular expressions is searched once, not once per slash")
+    func regularExpressionSearchIsLinear() {
+        for line in [String(repeating: "/[", count: 50_000), "x = " + String(repeating: "/ ", count: 50_000)] {
+            var tokenizer = JavaScriptTokenizer(Array(line.utf8))
+            var count = 0
+            // Bounded, so a tokenizer that stands still fails here instead of spinning.
+            while count <= line.utf8.count, tokenizer.next() != nil { count += 1 }
+            #expect(count >= 30_000 && count <= line.utf8.count)
+            #expect(tokenizer.searchedBytes <= line.utf8.count)
+        }
+        // A regular expression that does end is still one token, whatever follows on its line.
+        #expect(JavaScriptTokenizer.tokens(Array("r = /[/]a/g; s = 'b.jpg' / 2".utf8)).filter { $0 == .unknown }.count == 1)
+    }
+
+    @Test("a script whose literals would cost its length times its nesting stops at its budget, with what it read")
+    func literalBudget() {
+        // Sixty brackets that never close around a long run of empty arrays: every attempt
+        // fails at the end of the run, from each of the sixty.
+        let hostile = "var a = 'first.jpg'; " + String(repeating: "[", count: 60) + String(repeating: "[] ", count: 100_000)
+        let reader = ScriptLiteralReader(source: Array(hostile.utf8))
+        let (isComplete, looseStrings) = (reader.isComplete, reader.looseStrings)
+        #expect(!isComplete)
+        #expect(looseStrings == ["first.jpg"])
+        // A real data script of many records is read whole.
+        let records = (0..<20_000).map { "{url: 'img/p\($0).jpg', thumbnail: 'thumbs/p\($0).jpg', title: 'Photo \($0)'}" }
+        let data = ScriptLiteralReader(source: Array(("var photos = [" + records.joined(separator: ",\n") + "];").utf8))
+        let dataIsComplete = data.isComplete
+        #expect(dataIsComplete)
+        if case .array(let elements)? = data.literals.first {
+            #expect(elements.count == 20_000)
+        } else {
+            Issue.record("no array")
+        }
+    }
+
+    @Test("a script longer than the token budget is read up to it and says so")
+    func tokenBudget() {
+        let (tokens, isComplete) = JavaScriptTokenizer.tokens(Array("a b c d e".utf8), limit: 3)
+        #expect(tokens == [.name("a"), .name("b"), .name("c")])
+        #expect(!isComplete)
+        #expect(!ScriptLiteralReader(tokens: tokens, isComplete: false).isComplete)
+    }
 }
 
 @Suite("Script reader")

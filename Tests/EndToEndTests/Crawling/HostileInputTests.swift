@@ -254,6 +254,22 @@ struct HostileInputTests {
         #expect(try unresolvedReferences(in: result.output) == [])
     }
 
+    @Test(
+        "a page whose script has an unterminated regular expression is mirrored, not read for ever (zzuf's finds)",
+        arguments: ["x = /a", "/[/", "/ regex"])
+    func unterminatedRegularExpression(script: String) async throws {
+        let result = try await mirror(routes: { router, _ in
+            router.get("/") { _, _ in
+                html("<!DOCTYPE html><title>t</title><script>\(script)</script><img src=\"a.png\" alt=\"a\">")
+            }
+            router.get("/a.png") { _, _ in bytes(Fixture.png) }
+        })
+        defer { result.directory.cleanup() }
+        #expect(result.manifest.items.map { $0.key.hasSuffix("/a.png") } == [true])
+        #expect(result.report.exitStatus == 0)
+        #expect(result.report.warnings.isEmpty)
+    }
+
     @Test("SVG is not published: it can carry scripts")
     func svg() async throws {
         let result = try await mirror(routes: { router, _ in
