@@ -1,45 +1,53 @@
 /// The photos of one record (a feed item, a JSON object, a script's literal), each a list of
 /// renditions, built up as a reader finds them and numbered when the record is done.
+///
+/// One URL is one image: a rendition whose URL the set holds already joins that rendition. The
+/// set finds it through a table keyed by URL, so adding costs the same whether the set holds
+/// ten renditions or the 100,000 of a whole JSON listing (a scan per rendition made reading a
+/// listing quadratic in its length).
 struct PhotoSet {
+    /// Where a rendition is: its photo and its place among that photo's renditions.
+    private struct Position {
+        var photo: Int
+        var rendition: Int
+    }
+
     /// The renditions of each photo, in the order found.
     private(set) var photos: [[ImageReference]] = []
+    /// Every rendition's URL, to where it is in `photos`.
+    private var positions: [String: Position] = [:]
 
     var count: Int { photos.count }
     var isEmpty: Bool { photos.isEmpty }
 
     /// The photo holding a rendition with this URL.
     func index(of url: String) -> Int? {
-        photos.firstIndex { $0.contains { $0.url == url } }
+        positions[url]?.photo
     }
 
     /// Adds `renditions` as a new photo; those whose URL another photo holds join that one
     /// instead (one URL is one image). Returns the new photo's index, if it got any rendition.
     @discardableResult
     mutating func add(_ renditions: [ImageReference]) -> Int? {
-        var fresh: [ImageReference] = []
+        var photo: Int?
         for rendition in renditions where !rendition.url.isEmpty {
-            if let existing = index(of: rendition.url) {
-                add([rendition], to: existing)
-            } else if let same = fresh.firstIndex(where: { $0.url == rendition.url }) {
-                fresh[same].absorb(rendition)
+            if let position = positions[rendition.url] {
+                photos[position.photo][position.rendition].absorb(rendition)
+            } else if let photo {
+                append(rendition, to: photo)
             } else {
-                fresh.append(rendition)
+                photos.append([])
+                photo = photos.count - 1
+                append(rendition, to: photos.count - 1)
             }
         }
-        guard !fresh.isEmpty else { return nil }
-        photos.append(fresh)
-        return photos.count - 1
+        return photo
     }
 
-    /// Adds `renditions` to photo `photo`; a URL it already holds merges into that rendition.
+    /// Adds `renditions` to photo `photo`; a URL the set already holds merges into that
+    /// rendition.
     mutating func add(_ renditions: [ImageReference], to photo: Int) {
-        for rendition in renditions where !rendition.url.isEmpty {
-            if let same = photos[photo].firstIndex(where: { $0.url == rendition.url }) {
-                photos[photo][same].absorb(rendition)
-            } else {
-                photos[photo].append(rendition)
-            }
-        }
+        for rendition in renditions { add(rendition, to: photo) }
     }
 
     /// Adds one rendition as `add([rendition])` does, without the list: a new photo, or a
@@ -47,29 +55,34 @@ struct PhotoSet {
     @discardableResult
     mutating func add(_ rendition: ImageReference) -> Int? {
         guard !rendition.url.isEmpty else { return nil }
-        if let existing = index(of: rendition.url) {
-            add(rendition, to: existing)
+        if let position = positions[rendition.url] {
+            photos[position.photo][position.rendition].absorb(rendition)
             return nil
         }
-        photos.append([rendition])
+        photos.append([])
+        append(rendition, to: photos.count - 1)
         return photos.count - 1
     }
 
     /// Adds one rendition to photo `photo`, as `add([rendition], to: photo)` does.
     mutating func add(_ rendition: ImageReference, to photo: Int) {
         guard !rendition.url.isEmpty else { return }
-        if let same = photos[photo].firstIndex(where: { $0.url == rendition.url }) {
-            photos[photo][same].absorb(rendition)
+        if let position = positions[rendition.url] {
+            photos[position.photo][position.rendition].absorb(rendition)
         } else {
-            photos[photo].append(rendition)
+            append(rendition, to: photo)
         }
     }
 
     /// Adds every photo of `other`, each joining the photo of this set that shares a URL with
     /// it, or standing on its own.
     mutating func add(_ other: PhotoSet) {
+        if photos.isEmpty {
+            self = other  // nothing to join: the common case of a record's nested listing
+            return
+        }
         for photo in other.photos {
-            if let shared = photo.compactMap({ index(of: $0.url) }).first {
+            if let shared = photo.firstNonNil({ positions[$0.url]?.photo }) {
                 add(photo, to: shared)
             } else {
                 add(photo)
@@ -77,11 +90,24 @@ struct PhotoSet {
         }
     }
 
-    /// Applies `change` to every rendition.
+    /// Applies `change` to every rendition. A change of URL is a change of identity: the table
+    /// follows it, and a rendition whose new URL another one holds stays where it is.
     mutating func update(_ change: (inout ImageReference) -> Void) {
         for photo in photos.indices {
-            for rendition in photos[photo].indices { change(&photos[photo][rendition]) }
+            for rendition in photos[photo].indices {
+                let url = photos[photo][rendition].url
+                change(&photos[photo][rendition])
+                let changed = photos[photo][rendition].url
+                guard changed != url else { continue }
+                if positions[url]?.photo == photo, positions[url]?.rendition == rendition { positions[url] = nil }
+                if positions[changed] == nil { positions[changed] = Position(photo: photo, rendition: rendition) }
+            }
         }
+    }
+
+    private mutating func append(_ rendition: ImageReference, to photo: Int) {
+        positions[rendition.url] = Position(photo: photo, rendition: photos[photo].count)
+        photos[photo].append(rendition)
     }
 
     /// Every rendition, photos numbered from `next` (which is advanced past them).
@@ -96,6 +122,14 @@ struct PhotoSet {
             next += 1
         }
         return result
+    }
+}
+
+extension Sequence {
+    /// The first non-nil result of `transform` over the elements, in order.
+    fileprivate func firstNonNil<Result>(_ transform: (Element) -> Result?) -> Result? {
+        for element in self { if let result = transform(element) { return result } }
+        return nil
     }
 }
 
