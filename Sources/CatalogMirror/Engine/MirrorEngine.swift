@@ -193,13 +193,16 @@ public struct MirrorEngine: Sendable {
         FreeMemory.release()
 
         var catalog: [CatalogEntry]
-        let summary: CrawlSummary
+        var summary: CrawlSummary
         switch consume collected {
         case .failure(let error):
             return .failure(Stop(error: error, removesCreated: true))
         case .success(let result):
             (catalog, summary) = result
         }
+        // What the store found broken and mended (a damaged index or manifest, files gone
+        // from images/) is said first.
+        summary.warnings = await storage.repairs() + summary.warnings
 
         var previous = await storage.takePreviousManifest()
         var stored: [CanonicalURL: StoredImage] = [:]
@@ -272,6 +275,10 @@ public struct MirrorEngine: Sendable {
             manifestWrite.discard()
             throw .storage(error.message)
         }
+        if let missing = Self.missingFiles(of: manifest.table, in: layout) {
+            manifestWrite.discard()
+            throw .storage(missing)
+        }
         FreeMemory.release()
         do {
             try publisher.publish(manifest, manifestWrite: manifestWrite)
@@ -281,6 +288,22 @@ public struct MirrorEngine: Sendable {
         // Pages were rendered on several threads at once, each in an arena of its own.
         FreeMemory.release()
         await storage.finishPublishing(manifest)
+    }
+
+    /// The line that says which files the new manifest would name are not in the mirror with
+    /// their size, or nil when every one is: checked after the images are published and before
+    /// any page or the manifest names them, so a run never publishes a reference to nothing
+    /// (a file deleted while the run went on is downloaded again by the next one).
+    static func missingFiles(of items: ItemTable, in layout: MirrorLayout) -> String? {
+        let root = layout.root.path + "/"
+        var missing: [String] = []
+        for index in items.indices where FileSystem.size(atPath: root + items.path(at: index)) != items.bytes(at: index) {
+            missing.append(items.path(at: index))
+        }
+        guard let first = missing.first else { return nil }
+        let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""
+        return "\(root)\(first)\(more) went missing while the run published: the pages and manifest.json were left "
+            + "as they were; the next sync downloads what is missing"
     }
 
     private func report(

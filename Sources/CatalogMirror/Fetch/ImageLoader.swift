@@ -169,7 +169,7 @@ public actor ImageLoader {
         }
         switch await source.download(request, into: storage.downloadDirectory) {
         case .failure(let failure):
-            return (.failed(failure), nil)
+            return (failure.isLocalWrite ? .storeFailed(failure.detail) : .failed(failure), nil)
         case .success(.notModified(let validators)):
             do {
                 guard

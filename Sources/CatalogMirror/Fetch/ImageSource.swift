@@ -272,7 +272,7 @@ struct ReceivedBody {
         do {
             writer = try TemporaryFileWriter(inPath: directory)
         } catch {
-            throw .fatal(FetchFailure(.networkError, "cannot write into \(directory): \(error)"))
+            throw .fatal(.localWrite(directory, error))
         }
         self.key = key
         self.maxSize = maxSize
@@ -304,7 +304,7 @@ struct ReceivedBody {
                 return error
             }
         }
-        if let failed { throw .fatal(FetchFailure(.networkError, "cannot write \(writer.path): \(failed)")) }
+        if let failed { throw .fatal(.localWrite(writer.path, failed)) }
     }
 
     /// Checks the whole body (declared length, format) and closes its file, which is kept.
@@ -322,7 +322,7 @@ struct ReceivedBody {
             // Not flushed here: the store flushes every download at once before publishing.
             try writer.finish(flush: false)
         } catch {
-            throw .fatal(FetchFailure(.networkError, "cannot write \(writer.path): \(error)"))
+            throw .fatal(.localWrite(writer.path, error))
         }
         kept = true
         return DownloadedFile(

@@ -202,6 +202,11 @@ public enum Timestamp {
         return out
     }
 
+    /// `date` as `YYYYMMDDTHHMMSSZ`: the form that goes into a file name (no `:`).
+    static func compact(_ date: Date) -> String {
+        string(date).filter { $0 != "-" && $0 != ":" }
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM:SS`, an optional fraction, and `Z` or `±HH:MM`; nil otherwise.
     public static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)

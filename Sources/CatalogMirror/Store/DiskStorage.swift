@@ -27,6 +27,12 @@ import Foundation
     /// What the publish plan needs of the last successful run's manifest, if there is a
     /// readable one (read by `setUp()`, before this run publishes its own).
     private(set) var previousManifest: PreviousManifest?
+    /// What the store found broken and repaired, one line each: a damaged index rebuilt, a
+    /// damaged manifest read from the index instead (`ImageDatabase.open`, `setUp()`).
+    var warnings: [String] = []
+    /// Files in `images/` that were missing or changed when their key was stored again, and
+    /// were replaced by this run's download (`stage`).
+    private var restoredFiles: [String] = []
     private let stateDatabase: StateDatabase
     /// Set by `close()`: the database is closed, and a call after that is refused, not a crash.
     private var isClosed = false
@@ -102,7 +108,7 @@ import Foundation
     /// into `images/`, and dropped otherwise; staged files no row vouches for are removed. Reads
     /// the previous manifest (the publish plan compares against it); the index is not loaded.
     public func setUp() throws(StoreError) {
-        previousManifest = PreviousManifest.read(from: layout.manifest)
+        try readPreviousManifest()
         var vouched = Set<String>()
         var published: [StoredImage] = []
         var dropped: [CanonicalURL] = []
@@ -117,6 +123,7 @@ import Foundation
                 vouched.insert(stagedName)
             } else if Self.holds(imagesPath + "/" + image.fileName, image) {
                 image.stagedName = nil
+                image.fileModified = FileSystem.status(atPath: imagesPath + "/" + image.fileName)?.modified
                 published.append(image)
             } else {
                 dropped.append(image.key)
@@ -128,6 +135,48 @@ import Foundation
             removeContents(of: layout.staged) { !vouched.contains($0) }
             if fileManager.fileExists(atPath: layout.legacyJournal.path) { unlink(layout.legacyJournal.path) }
         }
+    }
+
+    /// Reads the last run's manifest. A damaged one (not a missing one: a first run has none)
+    /// is replaced, as far as this run needs it, by the index's published rows, so keys still
+    /// listed keep their `firstSeen`, removed ones are counted against `--max-delete`, and a
+    /// failing key keeps its file; the damaged file is kept in `.catalog-mirror/` for a look,
+    /// and the run writes a new manifest.
+    private func readPreviousManifest() throws(StoreError) {
+        switch PreviousManifest.load(from: layout.manifest) {
+        case .missing:
+            previousManifest = nil
+        case .read(let manifest):
+            previousManifest = manifest
+        case .damaged(let problem):
+            let rows = try state().publishedImages()
+            previousManifest = rows.isEmpty ? nil : PreviousManifest(index: rows, url: layout.manifest)
+            var aside = ""
+            if !readOnly {
+                let name = "manifest.json.damaged-" + Timestamp.compact(Date())
+                if (try? FileManager.default.copyItem(atPath: layout.manifest.path, toPath: layout.state.path + "/" + name))
+                    != nil
+                {
+                    aside = "; a copy is in .catalog-mirror/\(name)"
+                }
+            }
+            warnings.append(
+                "\(layout.manifest.path) is damaged (\(problem)): "
+                    + (rows.isEmpty
+                        ? "there is no index to read the last run from, so every image counts as new"
+                        : "the last run was read from the index instead (\(rows.count) images)")
+                    + ", and a new one is written\(aside)")
+        }
+    }
+
+    /// What the store repaired this run, one line each, for the run's warnings.
+    func repairs() -> [String] {
+        guard let first = restoredFiles.first else { return warnings }
+        let more = restoredFiles.count > 1 ? " and \(restoredFiles.count - 1) more" : ""
+        return warnings + [
+            "\(restoredFiles.count) image files were missing or changed on disk and were downloaded again "
+                + "(\(StoredImage.directory)\(first)\(more))"
+        ]
     }
 
     /// Makes `stage` move each checked download into `images/` at once, under its final name,
@@ -171,8 +220,10 @@ import Foundation
     }
 
     /// The stored image for `key` (published, or verified by an interrupted run), if its file is
-    /// still in place with its recorded size. Does not count a hit: the caller revalidates
-    /// first. An unreadable state counts as nothing stored: the key is downloaded again.
+    /// still in place as stored: its size, and the time its content last changed or else its
+    /// hash (a file deleted, truncated or written over since is not trusted, and the key is
+    /// downloaded again, unconditionally). Does not count a hit: the caller revalidates first.
+    /// An unreadable state counts as nothing stored: the key is downloaded again.
     public func lookup(_ key: CanonicalURL) -> StoredImage? {
         let row: StoredImage?
         do { row = try record(key) } catch { return nil }
@@ -185,8 +236,18 @@ import Foundation
     private func keptForLoad(_ row: StoredImage?, of key: CanonicalURL) -> StoredImage? {
         if recent.count >= Self.recentLimit { recent = [:] }
         recent[key] = .some(row)
-        guard let stored = row, FileSystem.size(atPath: path(of: stored)) == stored.byteCount else { return nil }
-        return stored
+        guard let stored = row else { return nil }
+        let path = path(of: stored)
+        let status = FileSystem.status(atPath: path)
+        if stored.isHeld(by: status) { return stored }
+        // The right size with another modification time: written since it was stored (by hand,
+        // or copied back from a backup by a tool that sets times). The bytes decide, once; the
+        // new time is kept with the row so the next run need not hash it again.
+        guard let status, status.size == stored.byteCount, FileSystem.sha256(atPath: path) == stored.sha256 else { return nil }
+        var confirmed = stored
+        confirmed.fileModified = status.modified
+        try? keep(confirmed)
+        return confirmed
     }
 
     /// `lookup(_:)` for a batch of keys, with one query for their rows: what the engine asks
@@ -231,6 +292,10 @@ import Foundation
     /// (`unwritten`): losing a new `lastChecked` to a crash costs one more conditional request.
     public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
         guard var stored = try record(key) else { return nil }
+        if stored.fileModified == nil {
+            // A row from before the time was kept: it is taken now, from the file just found whole.
+            stored.fileModified = FileSystem.status(atPath: path(of: stored))?.modified
+        }
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
@@ -282,7 +347,10 @@ import Foundation
     /// commits its row to the state database.
     public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
         let previous = try record(request.key)
-        if let previous, previous.sha256 == file.sha256 {
+        // A stored file that is no longer as stored (deleted, truncated or changed by hand) is
+        // replaced by this download, under its name, even when the bytes are the ones stored.
+        let previousIsHeld = previous.map { $0.isHeld(by: FileSystem.status(atPath: path(of: $0))) } ?? false
+        if let previous, previous.sha256 == file.sha256, previousIsHeld {
             // Same bytes as the stored file: keep it and its name; drop the download.
             unlink(file.temporaryPath)
             var same = previous
@@ -292,7 +360,10 @@ import Foundation
             try keep(same)
             return same
         }
-        let name = try freeName(for: request, file: file)
+        let restoresName = previous.flatMap { $0.sha256 == file.sha256 && !previousIsHeld ? $0.fileName : nil }
+        if let restoresName { restoredFiles.append(restoresName) }
+        let name: String
+        if let restoresName { name = restoresName } else { name = try freeName(for: request, file: file) }
         // By the path's text: `standardizedFileURL` and its kin were most of the cost of
         // staging a download. A download is written straight into `stagedPath` (whose path
         // is `downloadDirectory`); anything else is moved there.
@@ -314,7 +385,9 @@ import Foundation
         let stored = StoredImage(
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
-            firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName)
+            firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName,
+            fileModified: FileSystem.status(atPath: stagedName.map { stagedPath + "/" + $0 } ?? imagesPath + "/" + name)?.modified
+        )
         // Replaces any queued confirmation of the old file, which must not overwrite this row.
         try keep(stored, newFile: true)
         // A file an interrupted run had staged for this key is superseded.

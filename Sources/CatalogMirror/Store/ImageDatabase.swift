@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one shared silo for the mirror's persistent state.
 ///
 /// What runs on it: everything `DiskStorage` does — the index of stored images, the namespace of
@@ -13,7 +15,8 @@
 
     /// Opens the store of the mirror at `layout` (read-only for a dry run): creates its
     /// directories, opens its state database (taking in an older version's JSON state the first
-    /// time), settles what an interrupted run left (`DiskStorage.setUp()`), and returns it.
+    /// time, and rebuilding a damaged one: `StateDatabase.openRepairing`), settles what an
+    /// interrupted run left (`DiskStorage.setUp()`), and returns it.
     /// Tests point it at temporary directories.
     @ImageDatabase static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
         let path = layout.root.path
@@ -21,8 +24,9 @@
             throw StoreError("\(path) is already open in this process; one sync per mirror at a time")
         }
         try DiskStorage.prepareDirectories(layout, readOnly: readOnly)
-        let storage = DiskStorage(
-            layout: layout, readOnly: readOnly, state: try StateDatabase.open(layout, readOnly: readOnly))
+        let (state, repaired) = try StateDatabase.openRepairing(layout, readOnly: readOnly, now: Date())
+        let storage = DiskStorage(layout: layout, readOnly: readOnly, state: state)
+        if let repaired { storage.warnings.append(repaired) }
         do {
             try storage.setUp()
             // Reading the previous manifest left megabytes free in the arena that read it.

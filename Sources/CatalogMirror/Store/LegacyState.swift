@@ -35,7 +35,7 @@ enum LegacyState {
     }
 
     /// The index the old code built: the manifest's items whose files are in `images/` with
-    /// their recorded size, then the journal's records (newer) whose files are where the record
+    /// their recorded size and hash, then the journal's records (newer) whose files are where the record
     /// says, or already in `images/`, with the recorded bytes (the old journal was not flushed
     /// line by line, so a record may name bytes that never reached the disk).
     static func images(_ layout: MirrorLayout) -> [StoredImage] {
@@ -52,8 +52,11 @@ enum LegacyState {
         for item in manifest?.items ?? [] {
             guard let key = CanonicalURL(item.key), item.path.hasPrefix("images/") else { continue }
             let name = String(item.path.dropFirst("images/".count))
+            // Hashed, not only sized: this also rebuilds the index of a mirror whose state file
+            // was damaged, and a file someone changed since must be downloaded again.
             guard isPlainName(name), owners[name] == nil || owners[name] == key,
-                FileSystem.size(atPath: imagesPath + "/" + name) == item.bytes
+                FileSystem.size(atPath: imagesPath + "/" + name) == item.bytes,
+                FileSystem.sha256(atPath: imagesPath + "/" + name) == item.sha256
             else { continue }
             add(
                 StoredImage(

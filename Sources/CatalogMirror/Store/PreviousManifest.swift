@@ -237,10 +237,48 @@ struct PreviousManifest: Sendable {
     let decorations: [String]
     /// The file read.
     let url: URL
+    /// The whole items, when they come from the index rather than the file (`init(index:url:)`).
+    private var indexItems: [String: Manifest.Item]?
 
-    /// The manifest at `url`; nil when there is none or it cannot be read (a first run, or a
-    /// damaged file: the run then treats every key as new and removes nothing).
+    private init(items: Items, decorations: [String], url: URL) {
+        self.items = items
+        self.decorations = decorations
+        self.url = url
+    }
+
+    /// The last run as the index's published rows tell it (key, file, hash, validators, dates;
+    /// no catalog text): what stands in for a damaged manifest.
+    init(index rows: [StoredImage], url: URL) {
+        var items = Items()
+        var full: [String: Manifest.Item] = [:]
+        for row in rows.sorted(by: { ByteOrder.precedes($0.key.string.utf8, $1.key.string.utf8) }) {
+            items.append(Item(key: row.key.string, sha256: row.sha256, firstSeen: row.firstSeen))
+            full[row.key.string] = Manifest.Item(
+                key: row.key.string, path: row.path, sha256: row.sha256, bytes: row.byteCount, contentType: row.contentType,
+                etag: row.etag, lastModified: row.lastModified, firstSeen: row.firstSeen, lastChecked: row.lastChecked)
+        }
+        self.init(items: items.fitted(), decorations: [], url: url)
+        indexItems = full
+    }
+
+    /// What reading the last run's manifest found.
+    enum Loaded {
+        /// There is no manifest (a first run).
+        case missing
+        case read(PreviousManifest)
+        /// There is a file, and it is not a manifest this version can read: what is wrong.
+        case damaged(String)
+    }
+
+    /// The manifest at `url`; nil when there is none or it cannot be read.
     static func read(from url: URL) -> PreviousManifest? {
+        if case .read(let manifest) = load(from: url) { return manifest }
+        return nil
+    }
+
+    /// The manifest at `url`, or why there is none.
+    static func load(from url: URL) -> Loaded {
+        guard FileManager.default.fileExists(atPath: url.path) else { return .missing }
         // Read a member at a time, its items one by one: decoded whole, the file and the
         // decoder's map of it were 50 MB of a 50,000-item re-sync's peak.
         var items = Items()
@@ -256,15 +294,19 @@ struct PreviousManifest: Sendable {
             }
             guard let schema = members["schema"], members["items"] != nil, members["rejected"] != nil,
                 try JSONCoding.decode(String.self, from: Data(schema)) == Manifest.schemaName
-            else { return nil }
+            else { return .damaged("not a \(Manifest.schemaName) document") }
+        } catch is JSONMemberScanner.Malformed {
+            return .damaged("not well-formed JSON")
         } catch {
-            return nil
+            return .damaged("an item that cannot be read")
         }
-        return PreviousManifest(items: items.fitted(), decorations: decorations, url: url)
+        return .read(PreviousManifest(items: items.fitted(), decorations: decorations, url: url))
     }
 
-    /// The last run's items in full, by key, read again from the file; nil when it no longer reads.
+    /// The last run's items in full, by key, read again from the file (or taken from the index
+    /// for a damaged one); nil when it no longer reads.
     func fullItems() -> [String: Manifest.Item]? {
+        if let indexItems { return indexItems }
         guard let manifest = try? Manifest.read(from: url) else { return nil }
         return Dictionary(manifest.items.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
     }

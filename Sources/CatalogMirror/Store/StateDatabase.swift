@@ -34,28 +34,108 @@ struct StateDatabase: Sendable {
     static func open(_ layout: MirrorLayout, readOnly: Bool) throws(StoreError) -> StateDatabase {
         let path = layout.database.path
         do {
-            let queue: DatabaseQueue
-            if readOnly {
-                queue = try readOnlyCopy(path)
-            } else {
-                var configuration = Configuration()
-                configuration.journalMode = .wal
-                configuration.busyMode = .timeout(5)
-                // Durable against a killed process; see the type's comment for power loss. One
-                // process at a time (MirrorLock), so exclusive locking: the WAL index lives in
-                // memory and a read takes no file lock (four fcntl calls per lookup otherwise).
-                configuration.prepareDatabase { db in
-                    try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA locking_mode = EXCLUSIVE")
-                }
-                queue = try DatabaseQueue(path: path, configuration: configuration)
-            }
-            try migrator(layout).migrate(queue)
-            return StateDatabase(queue: queue, path: path)
+            return StateDatabase(queue: try connect(layout, readOnly: readOnly), path: path)
         } catch {
-            throw StoreError(
-                "cannot open \(path): \(error) (a damaged state file can be deleted: the next sync rebuilds it from manifest.json)"
-            )
+            throw openFailure(path, error)
         }
+    }
+
+    /// Opens the state as `open` does, and repairs a damaged one: a file SQLite cannot read as
+    /// a database, or that fails `PRAGMA quick_check`, is moved aside (with its `-wal` and
+    /// `-shm`) as `state.sqlite.damaged-<time>`, and a new index is built from `manifest.json`
+    /// and the files it names, each hashed (`LegacyState`: what the first migration takes in),
+    /// so a file that no longer matches is downloaded again. Published images are never touched.
+    /// A dry run changes nothing: it reads a damaged state as empty. Returns the warning line
+    /// that says what happened, if anything did.
+    ///
+    /// Failures that are not damage (permissions, a full or read-only disk) still throw: moving
+    /// the file aside would not help, and the operator must act.
+    static func openRepairing(_ layout: MirrorLayout, readOnly: Bool, now: Date) throws(StoreError) -> (
+        database: StateDatabase, warning: String?
+    ) {
+        let path = layout.database.path
+        let damage: String
+        do {
+            let queue = try connect(layout, readOnly: readOnly)
+            guard let problem = try quickCheck(queue) else { return (StateDatabase(queue: queue, path: path), nil) }
+            try? queue.close()
+            damage = problem
+        } catch let error as DatabaseError where isDamage(error) {
+            damage = error.message ?? "\(error.resultCode)"
+        } catch {
+            throw openFailure(path, error)
+        }
+        if readOnly {
+            do {
+                let queue = try DatabaseQueue()
+                try migrator(layout).migrate(queue)
+                return (
+                    StateDatabase(queue: queue, path: path),
+                    "\(path) is damaged (\(damage)): this dry run reads it as empty; a sync moves it aside and rebuilds it from manifest.json"
+                )
+            } catch {
+                throw openFailure(path, error)
+            }
+        }
+        let aside = path + ".damaged-" + Timestamp.compact(now)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            do {
+                try FileSystem.move(path + suffix, to: aside + suffix)
+            } catch {
+                throw StoreError("\(path) is damaged (\(damage)) and could not be moved aside: \(error)")
+            }
+        }
+        do {
+            let database = StateDatabase(queue: try connect(layout, readOnly: false), path: path)
+            let count = try database.queue.inDatabase { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM image") ?? 0 }
+            return (
+                database,
+                "\(path) was damaged (\(damage)): moved aside as \((aside as NSString).lastPathComponent) and rebuilt "
+                    + "from manifest.json (\(count) images verified by their hash; any other is downloaded again)"
+            )
+        } catch {
+            throw openFailure(path, error)
+        }
+    }
+
+    /// Opens and migrates the database (an in-memory copy for a read-only store).
+    private static func connect(_ layout: MirrorLayout, readOnly: Bool) throws -> DatabaseQueue {
+        let path = layout.database.path
+        let queue: DatabaseQueue
+        if readOnly {
+            queue = try readOnlyCopy(path)
+        } else {
+            var configuration = Configuration()
+            configuration.journalMode = .wal
+            configuration.busyMode = .timeout(5)
+            // Durable against a killed process; see the type's comment for power loss. One
+            // process at a time (MirrorLock), so exclusive locking: the WAL index lives in
+            // memory and a read takes no file lock (four fcntl calls per lookup otherwise).
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA locking_mode = EXCLUSIVE")
+            }
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        }
+        try migrator(layout).migrate(queue)
+        return queue
+    }
+
+    /// What `PRAGMA quick_check` finds wrong (its first line), or nil when it says `ok`: a
+    /// check of every page's structure, linear in the file, without the slower comparison of
+    /// each index with its table that `integrity_check` adds.
+    private static func quickCheck(_ queue: DatabaseQueue) throws -> String? {
+        let lines = try queue.inDatabase { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+        return lines == ["ok"] ? nil : lines.first ?? "quick_check said nothing"
+    }
+
+    /// True for the errors of a file that is not a database or is corrupt: what moving the file
+    /// aside repairs.
+    private static func isDamage(_ error: DatabaseError) -> Bool {
+        [ResultCode.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
+    }
+
+    private static func openFailure(_ path: String, _ error: any Error) -> StoreError {
+        StoreError("cannot open \(path): \(error) (check permissions and free space)")
     }
 
     /// An in-memory copy of the database at `path` (empty when there is none). SQLite creates
@@ -96,26 +176,38 @@ struct StateDatabase: Sendable {
                     CREATE INDEX image_fileName ON image(fileName);
                     CREATE INDEX image_staged ON image(stagedName) WHERE stagedName IS NOT NULL;
                     """)
-            for image in LegacyState.images(layout) { try Self.save(image, in: db) }
+            // The columns of v1, which the next migrations extend.
+            let statement = try db.makeStatement(sql: String(insertSQL(columns: v1Columns)))
+            for image in LegacyState.images(layout) { try Self.save(image, with: statement, columns: v1Columns) }
+        }
+        // When each file's content last changed as it was stored (`StoredImage.fileModified`).
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE image ADD COLUMN fileModified INTEGER")
         }
         return migrator
     }
 
+    /// The columns of the first version's table.
+    private static let v1Columns = 10
     private static let columns =
-        "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName"
+        "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName, fileModified"
+    private static let columnCount = 11
 
-    private static let insertSQL = "INSERT OR REPLACE INTO image (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let insertSQL = insertSQL(columns: columnCount)
 
-    private static func save(_ image: StoredImage, in db: Database) throws {
-        try save(image, with: db.cachedStatement(sql: insertSQL))
+    /// The statement that writes a row's first `count` columns.
+    private static func insertSQL(columns count: Int) -> String {
+        let names = columns.split(separator: ",").prefix(count).joined(separator: ",")
+        return "INSERT OR REPLACE INTO image (\(names)) VALUES (\(repeatElement("?", count: count).joined(separator: ", ")))"
     }
 
-    private static func save(_ image: StoredImage, with statement: Statement) throws {
-        try statement.execute(arguments: [
+    private static func save(_ image: StoredImage, with statement: Statement, columns count: Int = columnCount) throws {
+        let values: [(any DatabaseValueConvertible)?] = [
             image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
             image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
-            image.stagedName,
-        ])
+            image.stagedName, image.fileModified,
+        ]
+        try statement.execute(arguments: StatementArguments(values.prefix(count)))
     }
 
     /// The image a row describes, or nil for a row no current code could have written. `known`
@@ -126,7 +218,7 @@ struct StateDatabase: Sendable {
         return StoredImage(
             key: key, fileName: row[1], sha256: row[2], byteCount: row[3], contentType: row[4], etag: row[5],
             lastModified: row[6], firstSeen: Date(timeIntervalSince1970: row[7]),
-            lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9])
+            lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9], fileModified: row[10])
     }
 
     private func failure(_ operation: String, _ error: any Error) -> StoreError {
@@ -203,6 +295,19 @@ struct StateDatabase: Sendable {
         do {
             return try queue.inDatabase { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NOT NULL")
+                    .compactMap { Self.decode($0) }
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Every row whose file is published in `images/`, in key order: what stands in for a
+    /// damaged manifest (`PreviousManifest.init(index:url:)`).
+    func publishedImages() throws(StoreError) -> [StoredImage] {
+        do {
+            return try queue.inDatabase { db in
+                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NULL ORDER BY key")
                     .compactMap { Self.decode($0) }
             }
         } catch {

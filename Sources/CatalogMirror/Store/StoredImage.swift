@@ -26,10 +26,14 @@ public struct StoredImage: Sendable, Equatable {
     /// step (the download's own temporary name: it is renamed once, straight into `images/`);
     /// nil once published.
     public var stagedName: String?
+    /// When the file's content last changed (`FileSystem.Status.modified`) as it was stored: a
+    /// file whose time differs was changed by someone else since, and is not trusted. Nil in
+    /// rows written before it was kept (then the size alone is checked).
+    public var fileModified: Int64?
 
     init(
         key: CanonicalURL, fileName: String, sha256: String, byteCount: Int64, contentType: String, etag: String?,
-        lastModified: String?, firstSeen: Date, lastChecked: Date, stagedName: String? = nil
+        lastModified: String?, firstSeen: Date, lastChecked: Date, stagedName: String? = nil, fileModified: Int64? = nil
     ) {
         self.key = key
         self.path = Self.directory + fileName
@@ -41,6 +45,14 @@ public struct StoredImage: Sendable, Equatable {
         self.firstSeen = firstSeen
         self.lastChecked = lastChecked
         self.stagedName = stagedName
+        self.fileModified = fileModified
+    }
+
+    /// True when a file with `status` is this image's, as stored: its size, and (when known) the
+    /// time its content last changed. A file someone deleted, truncated or wrote over is not.
+    func isHeld(by status: FileSystem.Status?) -> Bool {
+        guard let status, status.size == byteCount else { return false }
+        return fileModified.map { $0 == status.modified } ?? true
     }
 
     static let directory = "images/"

@@ -40,9 +40,25 @@ enum FileSystem {
 
     /// The size of the regular file at `path`, or nil when there is none (or it is not a regular file).
     static func size(atPath path: String) -> Int64? {
+        status(atPath: path)?.size
+    }
+
+    /// What `stat` says of a regular file: enough to tell that its bytes were changed since.
+    struct Status: Equatable {
+        /// Its size in bytes.
+        var size: Int64
+        /// When its content last changed, in nanoseconds since 1970 (`st_mtim`): a rename keeps
+        /// it, a write (an editor, `truncate`, a copy over it) changes it.
+        var modified: Int64
+    }
+
+    /// The status of the regular file at `path`, or nil when there is none (or it is not a
+    /// regular file).
+    static func status(atPath path: String) -> Status? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
+        return Status(
+            size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
     /// The lower-case hex SHA-256 of the file at `path`, or nil when it cannot be read.

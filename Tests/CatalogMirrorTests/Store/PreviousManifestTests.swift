@@ -145,4 +145,41 @@ struct PreviousManifestTests {
         try Data("{\"schema\": \"\(Manifest.schemaName)\", \"items\": [], \"rejected\": []}".utf8).write(to: url)
         #expect(PreviousManifest.read(from: url)?.items.isEmpty == true)
     }
+
+    @Test("a missing manifest is a first run; a damaged one says what is wrong with it")
+    func loadTellsMissingFromDamaged() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.url.appendingPathComponent("manifest.json")
+        guard case .missing = PreviousManifest.load(from: url) else { Issue.record("no file is not missing"); return }
+        for (text, problem) in [
+            ("{\"schema\": ", "not well-formed JSON"), ("{\"schema\": \"other\", \"items\": [], \"rejected\": []}", "not a"),
+            ("{\"schema\": \"\(Manifest.schemaName)\", \"items\": [{\"key\": 1}], \"rejected\": []}", "an item"), ("", "not"),
+        ] {
+            try Data(text.utf8).write(to: url)
+            guard case .damaged(let said) = PreviousManifest.load(from: url) else {
+                Issue.record("\(text) is not damaged")
+                continue
+            }
+            #expect(said.hasPrefix(problem), "\(text): \(said)")
+        }
+    }
+
+    @Test("the index stands in for a damaged manifest: keys in byte order, hashes, first sightings, whole items")
+    func fromIndex() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        let rows = ["http://h/b.png", "http://h/B.png", "http://h/a.png"].enumerated().map { number, key in
+            StoredImage(
+                key: CanonicalURL(key)!, fileName: "f\(number).png", sha256: String(repeating: "\(number)", count: 64),
+                byteCount: Int64(number + 1), contentType: "image/png", etag: "\"\(number)\"", lastModified: nil,
+                firstSeen: date.addingTimeInterval(Double(number)), lastChecked: date)
+        }
+        let previous = PreviousManifest(index: rows, url: URL(fileURLWithPath: "/nonexistent/manifest.json"))
+        #expect(previous.items.map(\.key) == ["http://h/B.png", "http://h/a.png", "http://h/b.png"])
+        #expect(previous.items.hasSHA256(String(repeating: "2", count: 64), at: 1))
+        #expect(previous.items.firstSeen(at: 2) == date)
+        let full = try #require(previous.fullItems())
+        #expect(full["http://h/a.png"]?.path == "images/f2.png" && full["http://h/a.png"]?.etag == "\"2\"")
+        #expect(full.count == 3 && previous.decorations.isEmpty)
+    }
 }

@@ -70,23 +70,112 @@ struct StoreStateTests {
         #expect(rows.allSatisfy { !$0.isStaged })
     }
 
-    @Test("a damaged state file is a one-line error naming it")
+    @Test("a damaged state file is moved aside and the index rebuilt from the manifest, each file hashed; no file is touched")
     func damagedState() async throws {
+        // Given a published mirror of two images, one changed on disk since, and a state file
+        // overwritten with garbage.
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let layout = MirrorLayout(root: directory.url)
-        try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
+        for folder in [layout.state, layout.images] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let pngs = SampleImage.bundled.filter { $0.format == "png" }.prefix(2).map(\.bytes)
+        let items = pngs.enumerated().map { number, bytes in
+            Manifest.Item(
+                key: "http://h/\(number).png", path: "images/f\(number).png", sha256: sha256Hex(bytes), bytes: Int64(bytes.count),
+                contentType: "image/png", etag: "\"\(number)\"", firstSeen: Date(timeIntervalSince1970: 0),
+                lastChecked: Date(timeIntervalSince1970: 0))
+        }
+        try Manifest(source: "http://h/", generatedAt: Date(timeIntervalSince1970: 0), items: items, rejected: []).encoded()
+            .write(to: layout.manifest)
+        try Data(pngs[0]).write(to: layout.images.appendingPathComponent("f0.png"))
+        var changed = pngs[1]
+        changed[changed.count / 2] ^= 0xFF
+        try Data(changed).write(to: layout.images.appendingPathComponent("f1.png"))
         try Data(repeating: 0x41, count: 4096).write(to: layout.database)
+
+        // When the store opens.
+        let storage = try await ImageDatabase.open(layout)
+        let warnings = await storage.warnings
+        let first = await storage.lookup(CanonicalURL("http://h/0.png")!)
+        let second = await storage.lookup(CanonicalURL("http://h/1.png")!)
+        await ImageDatabase.close(storage)
+
+        // Then one line says what happened, the damaged file is kept aside, the index holds
+        // the image whose file matches (the other is downloaded again), and images/ is as it was.
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("\(layout.database.path) was damaged (file is not a database)") == true, "\(warnings)")
+        #expect(warnings.first?.contains("1 images verified") == true && warnings.first?.contains("\n") == false)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: layout.state.path).filter {
+            $0.hasPrefix("state.sqlite.damaged-")
+        }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: layout.state.appendingPathComponent(aside[0])) == Data(repeating: 0x41, count: 4096))
+        #expect(first?.etag == "\"0\"" && first?.fileName == "f0.png")
+        #expect(second == nil)
+        #expect(try Data(contentsOf: layout.images.appendingPathComponent("f1.png")) == Data(changed))
+    }
+
+    @Test("a state file that cannot be opened for another reason (not damage) is a one-line error, and nothing is moved")
+    func unopenableState() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        // A directory where the database should be: SQLite cannot open it, and moving it aside
+        // would not be a repair.
+        try FileManager.default.createDirectory(at: layout.database, withIntermediateDirectories: true)
         do {
             _ = try await ImageDatabase.open(layout)
-            Issue.record("a damaged state file was opened")
+            Issue.record("a directory was opened as the state file")
         } catch {
             #expect(error.message.contains(layout.database.path))
             #expect(!error.message.contains("\n"))
         }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.state.path).filter { $0.contains("damaged") } == [])
         // The directory is free again for the next attempt.
         try FileManager.default.removeItem(at: layout.database)
         await ImageDatabase.close(try await ImageDatabase.open(layout))
+    }
+
+    @Test("a stored file that is missing, or whose time and bytes changed, is not trusted; one only touched is, once hashed")
+    func filesChangedOnDisk() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (layout, source, storage, loader) = try await Self.pngStore(in: directory)
+        let keys = ["a", "b", "c"].map { CanonicalURL("http://h/\($0).png")! }
+        guard let stored = await Self.downloadAll(keys, with: loader) else { return }
+        try await storage.publish(keys)
+        let path = { (index: Int) in layout.images.appendingPathComponent(stored[index].fileName).path }
+        // a: deleted. b: a byte changed, same size. c: its time changed, bytes as they were.
+        try FileManager.default.removeItem(atPath: path(0))
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(1))))
+        bytes[bytes.count / 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path(1)))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000)], ofItemAtPath: path(2))
+
+        #expect(await storage.lookup(keys[0]) == nil)
+        #expect(await storage.lookup(keys[1]) == nil)
+        let touched = await storage.lookup(keys[2])
+        #expect(touched?.sha256 == stored[2].sha256 && touched?.fileModified != stored[2].fileModified)
+
+        // Downloaded again, the missing and the changed file are put back under their names.
+        let downloadsBefore = source.calls.withLock { $0.count }
+        let nextLoader = ImageLoader(storage: storage, source: source)
+        for key in keys.prefix(2) {
+            guard case .stored(let image, _) = await nextLoader.load(ImageRequest(key: key)) else {
+                Issue.record("\(key) was not stored again")
+                return
+            }
+            #expect(image.isStaged)
+        }
+        #expect(source.calls.withLock { $0.count } == downloadsBefore + 2)
+        try await storage.publish(keys)
+        #expect(await storage.repairs().last?.hasPrefix("2 image files were missing or changed on disk") == true)
+        await ImageDatabase.close(storage)
+        for index in 0..<2 {
+            #expect(sha256Hex(Array(try Data(contentsOf: URL(fileURLWithPath: path(index))))) == stored[index].sha256)
+        }
     }
 
     /// A source that answers every request at once with `bytes`.
