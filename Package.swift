@@ -129,7 +129,7 @@ let package = Package(
 
 // libFuzzer targets, built only on request (Fuzz/run: CATALOG_MIRROR_FUZZ=1, -sanitize=fuzzer).
 if ProcessInfo.processInfo.environment["CATALOG_MIRROR_FUZZ"] != nil {
-    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys", "FuzzURL", "FuzzSrcset"] {
+    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys", "FuzzURL", "FuzzSrcset", "FuzzScripts"] {
         package.targets.append(
             .executableTarget(
                 name: name, dependencies: ["CatalogMirror"], path: "Fuzz/\(name)",

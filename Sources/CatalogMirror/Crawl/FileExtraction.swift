@@ -10,8 +10,10 @@ import Foundation
 
 /// Key extraction from a local file through the code the crawler runs on fetched bytes: a feed
 /// is streamed through `FeedStreamParser` in 64 KB chunks (as it arrives from a socket), a page
-/// goes through `HTMLScanner`, and every reference becomes a canonical key. It exists for the
-/// benchmark's parser row (`Benchmarks/bench.py`), which times it against `xmllint`.
+/// goes through `HTMLScanner`, a JSON document through `JSONReader`, a script through
+/// `ScriptReader`, and every reference becomes a canonical key. It exists for the benchmark's
+/// parser row (`Benchmarks/bench.py`), which times it against `xmllint`, and for the fuzz
+/// targets (`Fuzz/`), which hand it any bytes.
 public enum FileExtraction {
     /// What the file holds, and so which reader extracts its keys.
     public enum Kind: String, Sendable, CaseIterable {
@@ -19,6 +21,10 @@ public enum FileExtraction {
         case feed
         /// An HTML page, read whole with `HTMLScanner`.
         case html
+        /// A JSON document (a listing, a JSON Feed, a data file), read whole with `JSONReader`.
+        case json
+        /// A script's text, as an inline `<script>` holds it, read with `ScriptReader`.
+        case script
     }
 
     /// The file could not be opened, read or parsed.
@@ -34,7 +40,58 @@ public enum FileExtraction {
     public static func keys(inFileAt path: String, kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
         switch kind {
         case .feed: return try feedKeys(path, base: base)
-        case .html: return try pageKeys(path, base: base)
+        case .html, .json, .script:
+            guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+            do {
+                return try keys(in: Array(data), kind: kind, base: base)
+            } catch {
+                throw Failure(description: "\(path): \(error.description)")
+            }
+        }
+    }
+
+    /// The keys found in `bytes`, read as a document of `kind` fetched from `base` (a feed is
+    /// fed to the streaming parser in one piece).
+    ///
+    /// - Throws: ``Failure`` when the bytes are not a document of `kind` (a script never fails).
+    public static func keys(in bytes: [UInt8], kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
+        let references: [ImageReference]
+        var documentBase = base
+        switch kind {
+        case .feed:
+            do {
+                references = try FeedScanner.scan(bytes, url: base.string).images
+            } catch {
+                throw Failure(description: "not a feed: \(error)")
+            }
+        case .html:
+            let scan: PageScan
+            do {
+                scan = try HTMLScanner.scan(bytes, url: base.string)
+            } catch {
+                throw Failure(description: "not HTML: \(error)")
+            }
+            documentBase = scan.baseHref.flatMap { CanonicalURL($0, relativeTo: base) } ?? base
+            references = scan.images
+        case .json:
+            do {
+                references = try JSONReader.read(bytes)
+            } catch {
+                throw Failure(description: error.description)
+            }
+        case .script:
+            var next = 0
+            references = ScriptReader.read(bytes, origin: .inline).photos.flatMap { photo in
+                defer { next += 1 }
+                return photo.map { rendition in
+                    var rendition = rendition
+                    rendition.photo = next
+                    return rendition
+                }
+            }
+        }
+        return references.compactMap { reference in
+            Crawler.isInert(reference) ? nil : Crawler.discovery(reference, base: documentBase)?.key
         }
     }
 
@@ -70,17 +127,4 @@ public enum FileExtraction {
         return keys
     }
 
-    private static func pageKeys(_ path: String, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
-        let scan: PageScan
-        do {
-            scan = try HTMLScanner.scan(Array(data), url: base.string)
-        } catch {
-            throw Failure(description: "\(path) is not HTML: \(error)")
-        }
-        let pageBase = scan.baseHref.flatMap { CanonicalURL($0, relativeTo: base) } ?? base
-        return scan.images.compactMap { reference in
-            Crawler.isInert(reference) ? nil : Crawler.discovery(reference, base: pageBase)?.key
-        }
-    }
 }
