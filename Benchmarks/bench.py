@@ -107,7 +107,7 @@ pid {work}/nginx.pid;
 error_log {work}/nginx-error.log;
 events {{ worker_connections 1024; }}
 http {{
-    types {{ text/html html; application/rss+xml rss; application/json json; image/png png; image/jpeg jpg; }}
+    types {{ text/html html; application/rss+xml rss; application/json json; application/atom+xml atom; application/xml xml; image/png png; image/jpeg jpg; }}
     log_format bench '$request_method $status $body_bytes_sent $uri $server_protocol';
     access_log {self.log} bench;
     sendfile on; tcp_nopush on; keepalive_requests 1000000; etag on;
@@ -389,9 +389,10 @@ def parser_row(base, binary, reps):
     return "\n".join(lines) + "\n"
 
 
-REGIMES = ["parser", "gallery", "https", "delay", "site", "feed"]
+REGIMES = ["parser", "gallery", "https", "delay", "site", "feed", "readers"]
 ALL_TOOLS = ["catalog-mirror", "wget", "wget2", "httrack", "aria2c"]
-DEFAULT_SIZES = {"gallery": [2000, 10000], "https": [2000], "delay": [10000], "feed": [10000, 50000, 100000]}
+DEFAULT_SIZES = {"gallery": [2000, 10000], "https": [2000], "delay": [10000], "feed": [10000, 50000, 100000],
+                 "readers": [10000, 100000]}
 DEFAULT_TOOLS = {"gallery": ALL_TOOLS, "https": ALL_TOOLS, "delay": ["catalog-mirror", "wget2"]}
 
 
@@ -539,6 +540,13 @@ def main():
             print(table)
             (results / "feed.md").write_text("# Benchmark, one feed of N small images\n\n" + header() + table
                                              + "\n" + feed_regime.NOTES)
+        elif regime == "readers":
+            import readers_regime
+            samples, facts = readers_regime.run(binary, base, args.reps, sizes, Nginx, timed, PORT)
+            table = readers_regime.report(samples, facts, sizes, args.reps)
+            print(table)
+            (results / "readers.md").write_text("# Benchmark, every reader at N photos\n\n" + header() + table
+                                                + "\n" + readers_regime.NOTES)
     # Every output waited in the trash until nothing more was timed (outputs.py).
     outputs.empty_trash(base)
 
