@@ -91,13 +91,9 @@ struct SyncRunner {
     private func writeReport(_ report: RunReport) {
         guard let reportFile else { return }
         do {
-            // Atomically (a temporary file renamed over it) only onto a regular file or a new
-            // one: renaming over /dev/null or /dev/stdout would replace the device itself.
-            var status = stat()
-            let isSpecial = stat(reportFile.path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG
-            try report.encoded().write(to: reportFile, options: isSpecial ? [] : .atomic)
+            try report.write(to: reportFile)
         } catch {
-            printError("catalog-mirror: warning: cannot write the report \(reportFile.path): \(error.localizedDescription)")
+            printError("catalog-mirror: warning: cannot write the report: \(error.message)")
         }
     }
 
