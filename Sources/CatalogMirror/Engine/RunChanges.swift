@@ -117,6 +117,7 @@ public struct RunChanges: Sendable, Equatable, Codable {
         }
     }
 
+    /// Equal when the three lists hold equal entries in the same order, however each is held.
     public static func == (lhs: RunChanges, rhs: RunChanges) -> Bool {
         Kind.allCases.allSatisfy { kind in
             lhs.count(kind) == rhs.count(kind) && lhs.entries(kind).elementsEqual(rhs.entries(kind))

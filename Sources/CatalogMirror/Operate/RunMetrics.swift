@@ -72,14 +72,6 @@ public struct RunMetrics: Sendable, Equatable {
         self.build = build
     }
 
-    /// The metric names, in the order the file lists them.
-    public static let names = [
-        "catalog_mirror_last_run_timestamp_seconds", "catalog_mirror_last_success_timestamp_seconds",
-        "catalog_mirror_run_duration_seconds", "catalog_mirror_exit_status", "catalog_mirror_images",
-        "catalog_mirror_rejected", "catalog_mirror_failed", "catalog_mirror_downloaded_bytes", "catalog_mirror_documents",
-        "catalog_mirror_build_info",
-    ]
-
     /// The file's text: each metric's `# HELP` and `# TYPE gauge` lines, then its samples
     /// (labels sorted by value); a metric with no sample (no rejection this run, no success
     /// yet) is left out whole.

@@ -116,4 +116,23 @@ struct RunMetricsTests {
         let missing = directory.url.appendingPathComponent("no-such-folder/gallery.prom")
         #expect(throws: PublishError.self) { try RunMetrics.write(Self.report(), build: Self.build, to: missing) }
     }
+
+    @Test("--metrics is a saved setting; an empty one turns a saved file off")
+    func setting() throws {
+        var settings = MirrorSettings(source: "http://h/gallery/")
+        settings.metrics = "/var/lib/prometheus/node-exporter/gallery.prom"
+        let output = URL(fileURLWithPath: "/srv/gallery")
+        let configured = try MirrorConfiguration(settings: settings, output: output, environment: [:])
+        #expect(configured.metricsFile?.path == "/var/lib/prometheus/node-exporter/gallery.prom")
+        let off = try MirrorConfiguration(
+            settings: settings.overridden(
+                by: {
+                    var given = MirrorSettings(source: settings.source); given.metrics = ""; return given
+                }()),
+            output: output, environment: [:])
+        #expect(off.metricsFile == nil)
+        #expect(
+            try MirrorConfiguration(settings: MirrorSettings(source: settings.source), output: output, environment: [:])
+                .metricsFile == nil)
+    }
 }
