@@ -87,8 +87,9 @@ struct SyncCommand: AsyncParsableCommand {
         let outcome = await runner.run(configuration)
         if case .finished(let report) = outcome {
             if options.dryRun {
-                for (verb, name) in [("add", "add"), ("replace", "replace"), ("delete", "delete")] {
-                    for key in report.changes?[name] ?? [] { print("\(verb) \(key)") }
+                let verbs: [(String, RunChanges.Kind)] = [("add", .added), ("replace", .replaced), ("delete", .removed)]
+                for (verb, kind) in verbs {
+                    for entry in report.changes?.entries(kind) ?? RunChanges().entries(kind) { print("\(verb) \(entry.key)") }
                 }
             } else {
                 do {

@@ -93,6 +93,13 @@ struct SyncOptions: ParsableArguments, Encodable {
     @Flag(help: "Do not honour robots.txt rules and Crawl-delay (its Sitemap lines are still read).")
     var ignoreRobots = false
 
+    @Option(
+        help: ArgumentHelp(
+            "After each run, replace FILE with the run's metrics in Prometheus's text format (for node_exporter's textfile collector); \"\" turns a saved FILE off.",
+            valueName: "FILE"),
+        transform: { $0.isEmpty ? "" : SavedForm.path($0) })
+    var metrics: String?
+
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1 (got \(maxPages))") }
         if let maxDepth, maxDepth < 0 { throw ValidationError("--max-depth must be 0 or more (got \(maxDepth))") }

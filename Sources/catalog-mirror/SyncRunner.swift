@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 
 /// Runs one sync for a command: the engine, the live progress line (terminal only), SIGINT and
-/// SIGTERM handling (cancel, leave the mirror as it was), the report file, and the final lines.
+/// SIGTERM handling (cancel, leave the mirror as it was), the report and metrics files, and the
+/// final lines.
 struct SyncRunner {
     /// Print only errors.
     let quiet: Bool
@@ -76,13 +77,17 @@ struct SyncRunner {
         switch result {
         case .success(let report):
             writeReport(report)
+            writeMetrics(report, configuration)
             if !quiet {
                 for warning in report.warnings { printError("catalog-mirror: warning: \(warning)") }
                 printError(report.summaryLine)
             }
             return .finished(report)
         case .failure(let error):
-            writeReport(RunReport.stopped(error, configuration: configuration, startedAt: startedAt, progress: progress.snapshot))
+            let report = RunReport.stopped(error, configuration: configuration, startedAt: startedAt, progress: progress.snapshot)
+            writeReport(report)
+            // A run that found the lock held is not this mirror's run: the one holding it writes.
+            if error.code != .locked { writeMetrics(report, configuration) }
             printError("catalog-mirror: error: \(error.description)")
             return .stopped(error)
         }
@@ -91,13 +96,19 @@ struct SyncRunner {
     private func writeReport(_ report: RunReport) {
         guard let reportFile else { return }
         do {
-            // Atomically (a temporary file renamed over it) only onto a regular file or a new
-            // one: renaming over /dev/null or /dev/stdout would replace the device itself.
-            var status = stat()
-            let isSpecial = stat(reportFile.path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG
-            try report.encoded().write(to: reportFile, options: isSpecial ? [] : .atomic)
+            try report.write(to: reportFile)
         } catch {
-            printError("catalog-mirror: warning: cannot write the report \(reportFile.path): \(error.localizedDescription)")
+            printError("catalog-mirror: warning: cannot write the report: \(error.message)")
+        }
+    }
+
+    /// `--metrics FILE`, after every run but a dry run (which writes nothing).
+    private func writeMetrics(_ report: RunReport, _ configuration: MirrorConfiguration) {
+        guard let file = configuration.metricsFile, !configuration.dryRun else { return }
+        do {
+            try RunMetrics.write(report, build: .init(version: CatalogMirrorVersion.current, revision: gitRevision), to: file)
+        } catch {
+            printError("catalog-mirror: warning: cannot write the metrics: \(error.message)")
         }
     }
 

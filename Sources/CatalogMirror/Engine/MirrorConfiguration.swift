@@ -22,6 +22,9 @@ public struct MirrorConfiguration: Sendable {
     /// `--dry-run`: crawl, validate and revalidate (HEAD only), report what would change, write
     /// nothing. Default: false.
     public var dryRun: Bool = false
+    /// `--metrics FILE`: where the caller writes the run's metrics when it ends
+    /// (``RunMetrics``); the engine itself never reads it. Default: nil (none).
+    public var metricsFile: URL?
     /// Where the stages say what they decided (`info`: pages read, keys and their verdicts,
     /// each fetch's outcome) and what they sent (`debug`: every request with its status and
     /// time). Default: `MirrorConfiguration.silentLogger`, which drops everything.

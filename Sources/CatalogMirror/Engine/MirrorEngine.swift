@@ -225,6 +225,7 @@ public struct MirrorEngine: Sendable {
             return .failure(Stop(error: .sourceUnavailable(message), removesCreated: true))
         }
         let previousCount = previous?.items.count ?? 0
+        let previousManifest = previous?.url
         // What the plan was made of is not needed to publish it: freed now, not after the
         // pages and the manifest are written (at 50,000 items, the catalog's entries and the
         // previous manifest were 35 MB of the heap while publishing).
@@ -239,6 +240,9 @@ public struct MirrorEngine: Sendable {
                     error: .pruneGuard(
                         wouldDelete: plan.removed.count, of: previousCount, limit: configuration.publish.maxDelete)))
         }
+        // What the report's `changes` says of removed items is in the last manifest only:
+        // read before the new one replaces it.
+        let removed = RunChanges.removedEntries(plan.removed, manifest: previousManifest)
         if !dryRun {
             await downloadsFlushed?.value
             do throws(MirrorError) {
@@ -249,6 +253,7 @@ public struct MirrorEngine: Sendable {
             await cache.save()
         }
         var result = report(plan, summary: summary, keys: keyCount, layout: layout, startedAt: startedAt)
+        result.changes = RunChanges(items: plan.items, added: plan.added, replaced: plan.replaced, removed: removed)
         result.phases = [
             "crawl": (progress.snapshot.crawlFinishedAt ?? fetchedAt).timeIntervalSince(startedAt),
             "fetch": fetchedAt.timeIntervalSince(startedAt), "publish": Date().timeIntervalSince(startedAt),
@@ -326,9 +331,6 @@ public struct MirrorEngine: Sendable {
         report.unchanged = plan.unchanged
         report.removed = plan.removed.count
         report.kept = plan.kept.count
-        if configuration.dryRun {
-            report.changes = ["add": plan.added, "replace": plan.replaced, "delete": plan.removed]
-        }
         return report
     }
 

@@ -8,8 +8,11 @@ struct PublishPlan {
     var rejected: [Manifest.Rejection] = []
     /// Keys whose files wait in the staging directory.
     var staged: [CanonicalURL] = []
-    var added: [String] = []
-    var replaced: [String] = []
+    /// Keys published for the first time, and keys whose bytes changed, each with its item's
+    /// number in `items` (-1 for a dry run's probe), in key order: what the report's `changes`
+    /// read their files, titles and albums from.
+    var added: [RunChanges.Change] = []
+    var replaced: [RunChanges.Change] = []
     /// How many keys keep the file the last run published (only the number is reported: a
     /// list of every key of a no-op re-sync was 2 MB at 100,000 items).
     var unchanged = 0
@@ -114,20 +117,22 @@ struct PublishPlan {
                     firstSeen: before.map { previousItems.firstSeen(at: $0) } ?? image.firstSeen,
                     lastChecked: image.lastChecked)
                 if image.isStaged { staged.append(entry.key) }
+                let change = RunChanges.Change(key: key, item: itemOfEntry[number])
                 if let before {
                     if previousItems.hasSHA256(image.sha256, at: before) {
                         unchanged += 1
                     } else {
-                        replaced.append(key)
+                        replaced.append(change)
                     }
                 } else {
-                    added.append(key)
+                    added.append(change)
                 }
                 continue
             }
             if case .probed = entry.outcome {
                 probed.append(key)
-                if before == nil { added.append(key) } else { replaced.append(key) }
+                let change = RunChanges.Change(key: key, item: -1)
+                if before == nil { added.append(change) } else { replaced.append(change) }
                 continue
             }
             guard let reason = entry.rejection else { continue }

@@ -27,8 +27,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var removed: Int = 0
     /// Items of the previous manifest that failed this run and were kept as they were.
     public var kept: Int = 0
-    /// With `--dry-run`: the keys that would be added, replaced and removed.
-    public var changes: [String: [String]]?
+    /// The images this run added, replaced and removed, with their files (with `--dry-run`:
+    /// what a real run would); nil for a run that stopped before its plan was made.
+    public var changes: RunChanges?
     /// Seconds from the start of the run to the end of each phase: `crawl` (pages, feeds and
     /// sitemaps read), `fetch` (every download settled; overlaps the crawl), `publish`.
     public var phases: [String: Double] = [:]
@@ -111,5 +112,87 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// second-precision UTC RFC 3339 strings.
     ///
     /// - Throws: An `EncodingError` if a value cannot be encoded (not expected for a report).
-    public func encoded() throws -> Data { try JSONCoding.encode(self) }
+    public func encoded() throws -> Data {
+        var output = Data()
+        try write { output.append(contentsOf: $0) }
+        return output
+    }
+
+    /// Hands the encoded report to `sink` piece by piece, as `JSONCoding` encodes it, byte for
+    /// byte: the skeleton (every field, empty `changes` lists) from the encoder, each list's
+    /// entries written here a few hundred at a time, so a long list is never held as JSON (or
+    /// as entries) whole.
+    ///
+    /// - Throws: An `EncodingError` if a value cannot be encoded, or what `sink` throws.
+    public func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        func emit(_ bytes: some DataProtocol) throws {
+            for region in bytes.regions { try region.withUnsafeBytes { try sink($0) } }
+        }
+        guard let changes else {
+            try emit(JSONCoding.encode(self))
+            return
+        }
+        var skeleton = self
+        skeleton.changes = RunChanges()
+        var rest = try JSONCoding.encode(skeleton)[...]
+        var buffer: [UInt8] = []
+        for kind in RunChanges.Kind.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
+            let placeholder = Data("\"\(kind.rawValue)\" : [\n\n    ]".utf8)
+            guard changes.count(kind) > 0, let slot = rest.firstRange(of: placeholder) else { continue }
+            try emit(rest[..<slot.lowerBound])
+            buffer.append(contentsOf: "\"\(kind.rawValue)\" : [\n".utf8)
+            for (index, entry) in changes.entries(kind).enumerated() {
+                if index > 0 { buffer.append(contentsOf: [0x2C, 0x0A]) }
+                Self.write(entry, into: &buffer)
+                if buffer.count >= 64 * 1024 {
+                    try buffer.withUnsafeBytes { try sink($0) }
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            buffer.append(contentsOf: "\n    ]".utf8)
+            try buffer.withUnsafeBytes { try sink($0) }
+            buffer.removeAll(keepingCapacity: true)
+            rest = rest[slot.upperBound...]
+        }
+        try emit(rest)
+    }
+
+    /// Writes the report to `url`: atomically (a temporary file beside it, then a rename) onto
+    /// a regular file or a new one; straight into anything else (`/dev/null`, `/dev/stdout`,
+    /// a pipe), which a rename would replace.
+    ///
+    /// - Throws: A one-line `PublishError` naming the file when it cannot be written.
+    public func write(to url: URL) throws(PublishError) {
+        var status = stat()
+        if stat(url.path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+            do {
+                let handle = try FileHandle(forWritingTo: url)
+                defer { try? handle.close() }
+                try write { try handle.write(contentsOf: Data($0)) }
+            } catch {
+                throw PublishError("cannot write \(url.path): \(error.localizedDescription)")
+            }
+            return
+        }
+        try AtomicFile.replace(url) { writer in try write { try writer.write($0) } }
+    }
+
+    /// One entry of `changes`, as the encoder writes it inside the report (keys sorted, an
+    /// object at the third level of indentation).
+    private static func write(_ entry: RunChanges.Entry, into out: inout [UInt8]) {
+        var first = true
+        func field(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            out.append(contentsOf: (first ? "      {\n        \"" : ",\n        \"").utf8)
+            first = false
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: "\" : ".utf8)
+            JSONText.appendQuoted(value, to: &out)
+        }
+        field("album", entry.album)
+        field("key", entry.key)
+        field("path", entry.path)
+        field("title", entry.title)
+        out.append(contentsOf: "\n      }".utf8)
+    }
 }

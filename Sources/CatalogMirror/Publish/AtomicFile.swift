@@ -64,6 +64,31 @@ enum AtomicFile {
         return Prepared(temporaryPath: writer.path, destination: destination)
     }
 
+    /// Replaces a file outside the mirror (the report, the metrics file) the same way, through a
+    /// temporary file in its own folder: a reader (node_exporter, a monitoring script) sees the
+    /// old file or the new one. Unlike `write`, the error names only the file and the cause.
+    static func replace(_ destination: URL, _ produce: (TemporaryFileWriter) throws -> Void) throws(PublishError) {
+        let folder = destination.deletingLastPathComponent()
+        let writer: TemporaryFileWriter
+        do {
+            writer = try TemporaryFileWriter(in: folder)
+        } catch {
+            throw PublishError("cannot write \(destination.path): cannot create a file in \(folder.path): \(error)")
+        }
+        do {
+            try produce(writer)
+            try writer.finish(flush: true)
+        } catch {
+            writer.discard()
+            throw PublishError("cannot write \(destination.path): \(error)")
+        }
+        if rename(writer.path, destination.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(writer.path)
+            throw PublishError("cannot replace \(destination.path): \(reason)")
+        }
+    }
+
     /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
     /// left alone (same mtime, nothing for caches or rsync to fetch again).
     /// - Returns: whether the file was written (false: it already held `bytes`).

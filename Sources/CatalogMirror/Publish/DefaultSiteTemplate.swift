@@ -52,6 +52,7 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 <meta name="generator" content="catalog-mirror">
 <title>{{#isAlbum}}{{pageTitle}} — {{/isAlbum}}{{siteTitle}}{{#hasPagination}} — page {{pageNumber}} of {{pageCount}}{{/hasPagination}}</title>
 <link rel="stylesheet" href="{{up}}assets/style.css">
+<link rel="alternate" type="application/atom+xml" href="{{feed}}" title="{{siteTitle}}: newest photos">
 </head>
 <body>
 <header>
@@ -84,7 +85,7 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 {{#hasItems}}
   <ul class="grid">
 {{#items}}
-    <li class="item">
+    <li class="item" id="{{id}}">
       <figure>
         <a href="{{href}}"><img src="{{path}}" alt="{{alt}}" loading="lazy"></a>
         <figcaption>

@@ -139,6 +139,7 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     func key(at index: Int) -> String { keys[index] }
     func bytes(at index: Int) -> Int64 { byteCounts[index] }
     func title(at index: Int) -> String? { titles[index] }
+    func firstSeen(at index: Int) -> Date { firstSeen[index] }
     func album(at index: Int) -> String? { albums[index] < 0 ? nil : albumNames[Int(albums[index])] }
 
     func variantOf(at index: Int) -> String? {

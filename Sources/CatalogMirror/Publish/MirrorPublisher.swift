@@ -2,9 +2,10 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// Writes the site: assets, `index.html` and `page-N.html` rendered from the template, and
-/// `manifest.json` — each file atomically, pages before the manifest, and only after every image
-/// they reference is in `images/`. Leftover pages of a longer earlier run are removed last.
+/// Writes the site: assets, `index.html` and `page-N.html` rendered from the template,
+/// `feed.atom` (`AtomFeed`), and `manifest.json` — each file atomically, pages and feed before
+/// the manifest, and only after every image they reference is in `images/`. Leftover pages of a
+/// longer earlier run are removed last.
 struct MirrorPublisher {
     let layout: MirrorLayout
     let template: SiteTemplate
@@ -130,6 +131,9 @@ struct MirrorPublisher {
             }
             end = start
         }
+        // The feed links to the pages just written, and is flushed with them.
+        let feed = AtomFeed(site: site, manifest: manifest).render()
+        if try write(Array(feed.utf8), to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
         if canSkip, next != previous, let data = try? JSONCoding.encode(next) {
             try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false)
         }
@@ -230,6 +234,7 @@ struct MirrorPublisher {
             "generatedAt": Timestamp.string(manifest.generatedAt),
             "up": up,
             "home": href("index"),
+            "feed": up + AtomFeed.fileName,
             "breadcrumbs": breadcrumbs,
             "hasAlbums": !index.isEmpty,
             "albums": index,
@@ -283,9 +288,10 @@ struct MirrorPublisher {
 
     private static func card(_ photo: SitePlan.Photo, up: String) -> [String: Any] {
         let item = photo.original
-        let title = item.title ?? photo.display.title ?? fileTitle(item.key)
+        let title = PhotoView.title(of: photo)
         let metadata = (item.metadata ?? [:]).sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] }
         return [
+            "id": PhotoView.anchor(of: photo),
             "path": up + photo.display.path,
             "href": up + item.path,
             "title": title,

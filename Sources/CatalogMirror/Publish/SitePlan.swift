@@ -1,3 +1,5 @@
+import Foundation
+
 /// The generated site as the source meant it, worked out from the manifest alone: one card per
 /// photo (its smallest rendition, linking to its largest), the photos of each album of the
 /// source on pages of their own, albums nested by their place in the source's folders, and the
@@ -43,6 +45,7 @@ struct SitePlan {
         var contentType: String { items.all.contentType(at: index) }
         var bytes: Int64 { items.all.bytes(at: index) }
         var album: String? { items.all.album(at: index) }
+        var firstSeen: Date { items.all.firstSeen(at: index) }
     }
 
     /// The manifest's items, shared by every photo of the plan.

@@ -78,6 +78,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var speedLimit: Int?
     /// `--speed-time` in seconds. Default: `LowSpeedLimit.duration` (30 s).
     public var speedTime: Int?
+    /// `--metrics`: the absolute path of the Prometheus text file written after each run; an
+    /// empty string turns a saved one off. Default: nil (no metrics file).
+    public var metrics: String?
 
     /// Settings for `source` with every other field not given.
     public init(source: String) { self.source = source }
@@ -170,5 +173,6 @@ extension MirrorConfiguration {
         fetch.identity = identity.identity
         if let speedLimit = settings.speedLimit { fetch.lowSpeed.bytesPerSecond = max(0, speedLimit) }
         if let speedTime = settings.speedTime { fetch.lowSpeed.duration = .seconds(max(0, speedTime)) }
+        metricsFile = settings.metrics.flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
     }
 }
