@@ -167,7 +167,10 @@ struct SlowServerTests {
         #expect(RetryPolicy().maxRetryAfter == .seconds(600))
         #expect(result.manifest.rejected.map(\.reason) == ["http-503"])
         #expect(asked.withLock { $0 } == 1)
-        #expect(ContinuousClock.now - started < .seconds(60))
+        // The wait it must not make is the 600 s cap: the bound only tells the two apart. It is
+        // not tighter because the tests of this process share the store's global actor, whose
+        // file-system flushes took over a minute while other builds wrote to the same disk.
+        #expect(ContinuousClock.now - started < .seconds(300))
     }
 
     @Test("Content-Encoding br on pages and feeds is decoded; gzip and br bombs are refused as too-large")
