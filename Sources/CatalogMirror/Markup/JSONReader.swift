@@ -31,16 +31,30 @@ public enum JSONReader {
     }
 
     private static func decode(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        guard JSONValue.nesting(of: bytes, limit: maxNesting) <= maxNesting else {
-            throw Failure(description: "not readable JSON (nested deeper than \(maxNesting) levels)")
+        if isWideUnicode(bytes) {
+            // UTF-16 or UTF-32 (RFC 8259 allows only UTF-8, and JSONDecoder reads them): rare
+            // enough to leave to the decoder.
+            guard JSONValue.nesting(of: bytes, limit: maxNesting) <= maxNesting else {
+                throw Failure(description: "not readable JSON (nested deeper than \(maxNesting) levels)")
+            }
+            do {
+                return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            } catch {
+                throw Failure(description: "not valid JSON (\(describe(error)))")
+            }
         }
-        let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONParser(maxDepth: maxNesting).parse(bytes)
         } catch {
-            throw Failure(description: "not valid JSON (\(describe(error)))")
+            throw Failure(description: "not valid JSON (\(error.description))")
         }
-        return value
+    }
+
+    /// True for text in UTF-16 or UTF-32: a byte order mark of theirs, or a NUL among the first
+    /// four bytes (JSON text starts with ASCII).
+    private static func isWideUnicode(_ bytes: [UInt8]) -> Bool {
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return true }
+        return bytes.prefix(4).contains(0)
     }
 
     /// The photos of a decoded document (also what a script's JSON-LD gives).

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON value, or a JavaScript literal read as one: what `ImageValueWalker` walks. Object
 /// members keep their order (a script's literal as written; a JSON document's sorted by key,
-/// as Foundation's decoder does not keep it). Numbers keep the text they print as.
+/// `JSONParser`). Numbers keep the text they print as.
 enum JSONValue: Equatable, Sendable {
     /// One member of an object.
     struct Member: Equatable, Sendable {
@@ -45,6 +45,15 @@ enum JSONValue: Equatable, Sendable {
     }
 }
 
+extension JSONValue {
+    /// How a number that is not a 64-bit integer prints: a whole one without its fraction.
+    static func numberText(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// The values Foundation's `JSONDecoder` gives: what `JSONParser` must agree with (the tests
+/// decode with both).
 extension JSONValue: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -55,7 +64,7 @@ extension JSONValue: Decodable {
         } else if let value = try? container.decode(Int64.self) {
             self = .number(String(value))
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value))
+            self = .number(Self.numberText(value))
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode([JSONValue].self) {
