@@ -56,6 +56,15 @@ extension ImageValueWalker {
     ])
 
     static func normalized(_ key: String) -> String {
+        // Most names are already normal (`url`, `thumbnail`, `title`): handed back as they are.
+        let isNormal =
+            key.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.allSatisfy { byte in
+                    byte < 0x80 && !(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) && byte != UInt8(ascii: "_")
+                        && byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ")
+                } && !(bytes.count > 4 && bytes[0] == UInt8(ascii: "d") && bytes[1] == UInt8(ascii: "a"))
+            } ?? false
+        if isNormal { return key }
         var name = key.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " }
         if name.hasPrefix("data"), name.count > 4, fieldRoles[String(name.dropFirst(4))] != nil { name.removeFirst(4) }
         return name
@@ -70,24 +79,51 @@ extension ImageValueWalker {
     /// document's.
     static func imageURL(_ text: String, field: String?, strong named: Bool) -> String? {
         let value = text.trimmingSpaces
-        guard !value.isEmpty, value.utf8.count <= 4096, !value.unicodeScalars.contains(where: \.isWhiteSpace) else {
-            return nil
-        }
-        let lower = value.prefix(12).lowercased()
-        for scheme in ["data:", "javascript:", "mailto:", "tel:", "about:", "blob:", "#"] where lower.hasPrefix(scheme) {
-            return nil
-        }
+        guard !value.isEmpty, value.utf8.count <= 4096, !hasWhiteSpace(value) else { return nil }
+        if hasInertScheme(value) { return nil }
         if isImageFile(value) { return value }
         guard named, looksLikeURL(value), !extensionIn(value, documentExtensions) else { return nil }
         return value
     }
 
+    /// True when `text` holds white space (Unicode's), looked for byte by byte in ASCII.
+    private static func hasWhiteSpace(_ text: String) -> Bool {
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            for byte in bytes {
+                if byte >= 0x80 { return nil }
+                if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) { return true }
+            }
+            return false
+        }
+        if let answer = ascii ?? nil { return answer }
+        return text.unicodeScalars.contains(where: \.isWhiteSpace)
+    }
+
+    /// Schemes (and a bare fragment) that never name an image file to fetch.
+    private static let inertSchemes = ["data:", "javascript:", "mailto:", "tel:", "about:", "blob:", "#"].map { Array($0.utf8) }
+
+    private static func hasInertScheme(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            inertSchemes.contains { scheme in
+                scheme.count <= bytes.count
+                    && scheme.indices.allSatisfy { offset in
+                        let byte = bytes[offset]
+                        return (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == scheme[offset]
+                    }
+            }
+        }
+    }
+
     /// True when the last path segment is a file name with an image extension (`.jpg` alone is not).
     static func isImageFile(_ url: String) -> Bool {
         guard HTMLScanner.hasImageExtension(url) else { return false }
-        let path = url.prefix { $0 != "?" && $0 != "#" }
-        let file = path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...]
-        return !(file.first == ".")
+        var url = url
+        return url.withUTF8 { bytes in
+            let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            let start = bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+            return !(start < end && bytes[start] == UInt8(ascii: "."))
+        }
     }
 
     /// A URL or a path: it has a scheme, a slash or a query, and is not just a number.
@@ -107,8 +143,14 @@ extension ImageValueWalker {
 
     /// A value that is an address or a file name rather than catalog text.
     static func isAddressLike(_ value: String) -> Bool {
-        guard !value.unicodeScalars.contains(where: \.isWhiteSpace) else { return false }
-        if value.contains("/") || value.contains("\\") || value.lowercased().hasPrefix("www.") { return true }
+        guard !hasWhiteSpace(value) else { return false }
+        let slashOrWeb =
+            value.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.contains(UInt8(ascii: "/")) || bytes.contains(UInt8(ascii: "\\"))
+                    || (bytes.count >= 4 && bytes[0] | 0x20 == UInt8(ascii: "w") && bytes[1] | 0x20 == UInt8(ascii: "w")
+                        && bytes[2] | 0x20 == UInt8(ascii: "w") && bytes[3] == UInt8(ascii: "."))
+            } ?? (value.contains("/") || value.contains("\\") || value.lowercased().hasPrefix("www."))
+        if slashOrWeb { return true }
         guard let dot = value.lastIndex(of: "."), value.index(after: dot) < value.endIndex else { return false }
         let suffix = value[value.index(after: dot)...]
         return suffix.count <= 5 && suffix.contains { $0.isLetter } && suffix.allSatisfy { $0.isLetter || $0.isNumber }

@@ -28,6 +28,8 @@ struct ImageValueWalker {
         case .object(let members):
             photos.add(Self.record(members, depth: depth))
         case .array(let elements):
+            // A listing's records have a photo or two each, of a rendition or two.
+            photos.reserveCapacity(renditions: elements.count * 2)
             for element in elements { walk(element, key: key, depth: depth + 1) }
         case .string(let text):
             let name = key.map(Self.normalized)

@@ -1,10 +1,11 @@
 /// The photos of one record (a feed item, a JSON object, a script's literal), each a list of
 /// renditions, built up as a reader finds them and numbered when the record is done.
 ///
-/// One URL is one image: a rendition whose URL the set holds already joins that rendition. The
-/// set finds it through a table keyed by URL, so adding costs the same whether the set holds
-/// ten renditions or the 100,000 of a whole JSON listing (a scan per rendition made reading a
-/// listing quadratic in its length).
+/// One URL is one image: a rendition whose URL the set holds already joins that rendition. A
+/// set of more than `scanLimit` renditions finds it through a table keyed by URL, so adding
+/// costs the same whether the set holds twenty renditions or the 100,000 of a whole JSON listing
+/// (a scan per rendition made reading a listing quadratic in its length); a smaller one, as
+/// almost every record's is, scans them (a table per record was a tenth of reading a listing).
 struct PhotoSet {
     /// Where a rendition is: its photo and its place among that photo's renditions.
     private struct Position {
@@ -12,17 +13,32 @@ struct PhotoSet {
         var rendition: Int
     }
 
+    /// Renditions a set holds before it keeps a table of them.
+    static let scanLimit = 16
+
     /// The renditions of each photo, in the order found.
     private(set) var photos: [[ImageReference]] = []
-    /// Every rendition's URL, to where it is in `photos`.
-    private var positions: [String: Position] = [:]
+    /// Every rendition's URL, to where it is in `photos`; nil while the set is small enough to scan.
+    private var positions: [String: Position]?
+    /// How many renditions the set holds.
+    private var renditionCount = 0
 
     var count: Int { photos.count }
     var isEmpty: Bool { photos.isEmpty }
 
     /// The photo holding a rendition with this URL.
     func index(of url: String) -> Int? {
-        positions[url]?.photo
+        position(of: url)?.photo
+    }
+
+    private func position(of url: String) -> Position? {
+        if let positions { return positions[url] }
+        for photo in photos.indices {
+            for rendition in photos[photo].indices where photos[photo][rendition].url == url {
+                return Position(photo: photo, rendition: rendition)
+            }
+        }
+        return nil
     }
 
     /// Adds `renditions` as a new photo; those whose URL another photo holds join that one
@@ -31,7 +47,7 @@ struct PhotoSet {
     mutating func add(_ renditions: [ImageReference]) -> Int? {
         var photo: Int?
         for rendition in renditions where !rendition.url.isEmpty {
-            if let position = positions[rendition.url] {
+            if let position = position(of: rendition.url) {
                 photos[position.photo][position.rendition].absorb(rendition)
             } else if let photo {
                 append(rendition, to: photo)
@@ -55,7 +71,7 @@ struct PhotoSet {
     @discardableResult
     mutating func add(_ rendition: ImageReference) -> Int? {
         guard !rendition.url.isEmpty else { return nil }
-        if let position = positions[rendition.url] {
+        if let position = position(of: rendition.url) {
             photos[position.photo][position.rendition].absorb(rendition)
             return nil
         }
@@ -67,7 +83,7 @@ struct PhotoSet {
     /// Adds one rendition to photo `photo`, as `add([rendition], to: photo)` does.
     mutating func add(_ rendition: ImageReference, to photo: Int) {
         guard !rendition.url.isEmpty else { return }
-        if let position = positions[rendition.url] {
+        if let position = position(of: rendition.url) {
             photos[position.photo][position.rendition].absorb(rendition)
         } else {
             append(rendition, to: photo)
@@ -82,7 +98,7 @@ struct PhotoSet {
             return
         }
         for photo in other.photos {
-            if let shared = photo.firstNonNil({ positions[$0.url]?.photo }) {
+            if let shared = photo.firstNonNil({ position(of: $0.url)?.photo }) {
                 add(photo, to: shared)
             } else {
                 add(photo)
@@ -98,16 +114,43 @@ struct PhotoSet {
                 let url = photos[photo][rendition].url
                 change(&photos[photo][rendition])
                 let changed = photos[photo][rendition].url
-                guard changed != url else { continue }
-                if positions[url]?.photo == photo, positions[url]?.rendition == rendition { positions[url] = nil }
-                if positions[changed] == nil { positions[changed] = Position(photo: photo, rendition: rendition) }
+                guard changed != url, positions != nil else { continue }
+                if positions?[url]?.photo == photo, positions?[url]?.rendition == rendition { positions?[url] = nil }
+                if positions?[changed] == nil { positions?[changed] = Position(photo: photo, rendition: rendition) }
             }
         }
     }
 
+    /// Makes room for about `count` more renditions (a listing's length is known before its
+    /// records are read: growing the table by doubling was a tenth of reading one).
+    mutating func reserveCapacity(renditions count: Int) {
+        guard renditionCount + count > Self.scanLimit else { return }
+        if positions == nil {
+            positions = [:]
+            for photo in photos.indices {
+                for rendition in photos[photo].indices where positions?[photos[photo][rendition].url] == nil {
+                    positions?[photos[photo][rendition].url] = Position(photo: photo, rendition: rendition)
+                }
+            }
+        }
+        positions?.reserveCapacity(renditionCount + count)
+        photos.reserveCapacity(photos.count + count / 2)
+    }
+
     private mutating func append(_ rendition: ImageReference, to photo: Int) {
-        positions[rendition.url] = Position(photo: photo, rendition: photos[photo].count)
+        positions?[rendition.url] = Position(photo: photo, rendition: photos[photo].count)
         photos[photo].append(rendition)
+        renditionCount += 1
+        if positions == nil, renditionCount > Self.scanLimit {
+            var table: [String: Position] = [:]
+            table.reserveCapacity(renditionCount * 2)
+            for photo in photos.indices {
+                for rendition in photos[photo].indices where table[photos[photo][rendition].url] == nil {
+                    table[photos[photo][rendition].url] = Position(photo: photo, rendition: rendition)
+                }
+            }
+            positions = table
+        }
     }
 
     /// Every rendition, photos numbered from `next` (which is advanced past them).
