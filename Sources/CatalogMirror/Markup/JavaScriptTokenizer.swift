@@ -25,9 +25,9 @@ struct JavaScriptTokenizer {
 
     /// Strings longer than this (inline data URIs, embedded blobs) are `.unknown`.
     static let maxStringBytes = 8 * 1024
-    /// Tokens read from one script at most (about 100 MB of tokens): the memory budget of a
-    /// script, eight times what a 100,000-photo data script needs.
-    static let maxTokens = 1 << 23
+    /// Tokens read from one script at most (about 100 MB at worst): the memory budget of a
+    /// script, more than twice what a 100,000-photo data script needs (1.7 million).
+    static let maxTokens = 1 << 22
     /// Keywords after which a `/` starts a regular expression rather than a division.
     static let regexKeywords: Set<String> = [
         "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield",

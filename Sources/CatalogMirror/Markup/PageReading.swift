@@ -26,8 +26,10 @@ struct PageReading {
     private var lastImagePhoto: Int?
     /// Photos a caption element already titled (the first caption after an image is its own).
     private var captioned: Set<Int> = []
-    /// Inline script text kept per page at most; the rest is ignored.
-    static let maxScriptBytes = 8 << 20
+    /// Inline script text kept per page at most; the rest is ignored. The inline data of a
+    /// 100,000-photo gallery is about 10 MB; reading a script is linear and bounded
+    /// (`JavaScriptTokenizer.maxTokens`), so the limit is the page's memory, not its time.
+    static let maxScriptBytes = 32 << 20
 
     /// Reads one element; returns false to skip its subtree.
     mutating func visit(_ node: MarkupNode) -> Bool {
