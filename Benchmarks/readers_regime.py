@@ -6,13 +6,14 @@ Each document lists the same N photos (a display image and its thumbnail, a titl
 the format has a place for one). catalog-mirror syncs it with every image excluded
 (`--exclude '**'`), so nothing is downloaded: the time is the reader's and the validation
 chain's, plus the process's start-up and the one request for the document. The run ends with
-exit 3 ("nothing to mirror"), as it must; `--report` gives the number of keys the run saw,
+exit 3 ("nothing to mirror"), as it must, and its one line says how many image URLs it found,
 which must be the document's.
 """
 import collections
-import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -47,8 +48,8 @@ alternating in one loop, so a slow moment of the machine falls on all of them al
 
 CPU is user + system time from `/usr/bin/time`, start-up and the document's request included
 (about 0.05 s). "× RSS" is the format's CPU over the RSS feed's at the same N; "growth" is the
-CPU at the largest N over the CPU at the smallest. "keys" is the number of keys the run's report
-lists as rejected (every one `excluded`): the document's image URLs, each once.
+CPU at the largest N over the CPU at the smallest. "keys" is the number of image URLs the run's
+exit-3 line says it found (every one `excluded`): the document's image URLs, each once.
 """
 
 
@@ -123,6 +124,15 @@ def prepare(root, sizes):
                 write(path, n, kind)
 
 
+def timed_with_stderr(command):
+    """Wall s, CPU s, peak RSS MB, exit status and standard error of `command` (/usr/bin/time)."""
+    with tempfile.NamedTemporaryFile("r", prefix="readers-time-", suffix=".txt") as timing:
+        result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", timing.name, *command],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall, user, system, rss = timing.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(rss) / 1024, result.returncode, result.stderr
+
+
 def run(binary, base, reps, sizes, nginx_class, timed, port):
     """Write (once), serve and read every document at each size; return (samples, facts)."""
     work = base / "readers"
@@ -137,15 +147,12 @@ def run(binary, base, reps, sizes, nginx_class, timed, port):
             for rep in range(reps):
                 for kind in FORMATS:
                     out = work / "out" / f"{kind}-{n}-{rep}"
-                    with tempfile.NamedTemporaryFile("r", prefix="readers-report-", suffix=".json") as report:
-                        url = f"http://127.0.0.1:{port}/readers/{kind}-{n}.{SUFFIX[kind]}"
-                        load = os.getloadavg()[0]
-                        wall, cpu, rss, status = timed([binary, "sync", url, "--out", str(out), "--exclude", "**",
-                                                        "--quiet", "--report", report.name])
-                        try:
-                            keys = len(json.load(open(report.name)).get("rejected", []))
-                        except (OSError, ValueError):
-                            keys = -1
+                    url = f"http://127.0.0.1:{port}/readers/{kind}-{n}.{SUFFIX[kind]}"
+                    load = os.getloadavg()[0]
+                    wall, cpu, rss, status, said = timed_with_stderr(
+                        [binary, "sync", url, "--out", str(out), "--exclude", "**", "--quiet"])
+                    found = re.search(r"none of the ([0-9,]+) image URLs", said)
+                    keys = int(found.group(1).replace(",", "")) if found else -1
                     outputs.set_aside(out)
                     samples[(n, kind)].append({"wall": wall, "cpu": cpu, "rss": rss, "exit": status, "keys": keys,
                                                "load": load})
