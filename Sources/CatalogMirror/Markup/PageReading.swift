@@ -43,7 +43,7 @@ struct PageReading {
         case "h1":
             if scan.heading == nil { scan.heading = node.text.collapsingWhitespace.nonEmpty }
         case "base":
-            if scan.baseHref == nil, let href = node.attribute("href")?.nonEmpty { scan.baseHref = href }
+            if scan.baseHref == nil, let href = node.attribute("href")?.nonEmptyURL { scan.baseHref = href }
         case "link":
             readLink(node)
         case "meta":
@@ -55,7 +55,7 @@ struct PageReading {
         case "source":
             readSource(node)
         case "iframe", "frame":
-            if let src = node.attribute("src")?.nonEmpty { scan.links.append(.init(href: src)) }
+            if let src = node.attribute("src")?.nonEmptyURL { scan.links.append(.init(href: src)) }
         default:
             break
         }
@@ -91,7 +91,7 @@ struct PageReading {
 
     private mutating func readScript(_ node: MarkupNode) {
         if let src = node.attribute("src") {
-            if let source = src.trimmingSpaces.nonEmpty { scan.scriptSources.append(source) }
+            if let source = src.nonEmptyURL { scan.scriptSources.append(source) }
             return
         }
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
@@ -103,7 +103,7 @@ struct PageReading {
     }
 
     private mutating func readLink(_ node: MarkupNode) {
-        guard let href = node.attribute("href")?.nonEmpty else { return }
+        guard let href = node.attribute("href")?.nonEmptyURL else { return }
         let rel = Self.relTokens(node)
         if rel.contains("alternate"), let type = node.attribute("type")?.lowercased().nonEmpty,
             HTMLScanner.feedTypes.contains(type.split(separator: ";")[0].trimmingSpaces)
@@ -129,7 +129,7 @@ struct PageReading {
             return
         }
         let name = (node.attribute("property") ?? node.attribute("name") ?? "").lowercased().trimmingSpaces
-        guard Self.metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmpty else { return }
+        guard Self.metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmptyURL else { return }
         add(content, photo: newPhoto())
     }
 
@@ -144,11 +144,11 @@ struct PageReading {
         if let quote = value.first, quote == "'" || quote == "\"" {
             value = String(value.dropFirst().prefix { $0 != quote })
         }
-        return value.nonEmpty
+        return value.nonEmptyURL
     }
 
     private mutating func readAnchor(_ node: MarkupNode) {
-        let href = node.attribute("href")?.nonEmpty
+        let href = node.attribute("href")?.nonEmptyURL
         let image = node.name == "a" ? node.firstDescendant(named: "img") : nil
         let linkedImages = Self.imageAttributes(of: node)
         if let href, href.first != "#", HTMLScanner.hasImageExtension(href) {
@@ -188,12 +188,12 @@ struct PageReading {
             }
         }
         lastImagePhoto = photo
-        let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmpty }
+        let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmptyURL }
         let lazySrcset = ["data-srcset", "data-lazy-srcset"].contains { node.attribute($0)?.nonEmpty != nil }
         let width = node.attribute("width").flatMap { Int($0.trimmingSpaces) }
         let height = node.attribute("height").flatMap { Int($0.trimmingSpaces) }
         for url in lazy { add(url, photo: photo, size: .init(role: .display, width: width, height: height)) }
-        if let src = node.attribute("src")?.nonEmpty {
+        if let src = node.attribute("src")?.nonEmptyURL {
             if !lazy.isEmpty || lazySrcset || node.attribute("data-original") != nil {
                 // What shows until a script loads the real image: a placeholder or a preview.
                 lazyPlaceholders.append((photo, src))
@@ -397,7 +397,7 @@ struct PageReading {
         var result: [(String, RenditionSize.Role)] = []
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
             guard !HTMLScanner.lazySourceAttributes.contains(name), !HTMLScanner.srcsetAttributes.contains(name),
-                let url = value.trimmingSpaces.nonEmpty, looksLikeImageURL(url, attribute: name)
+                let url = value.nonEmptyURL, looksLikeImageURL(url, attribute: name)
             else { continue }
             let words = name.dropFirst(5)
             let role: RenditionSize.Role =
@@ -415,7 +415,10 @@ struct PageReading {
         return result
     }
 
-    private static func looksLikeImageURL(_ value: String, attribute: String) -> Bool {
+    /// Whether a `data-*` value (as a URL parser reads it) is an image URL. White space around
+    /// it (a no-break space the URL keeps) does not count; white space inside makes it text.
+    private static func looksLikeImageURL(_ url: String, attribute: String) -> Bool {
+        let value = url.trimmingSpaces
         guard !value.unicodeScalars.contains(where: { $0.properties.isWhitespace }), !value.hasPrefix("{"),
             !value.hasPrefix("[")
         else { return false }
