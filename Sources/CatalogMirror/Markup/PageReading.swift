@@ -301,7 +301,9 @@ struct PageReading {
 
     private mutating func addSrcsets(of node: MarkupNode, photo: Int) {
         for attribute in HTMLScanner.srcsetAttributes {
-            guard let value = node.attribute(attribute)?.nonEmpty else { continue }
+            // As written: the srcset parser splits on ASCII white space only, and collapsing
+            // would turn a vertical tab or a no-break space inside a URL into a separator.
+            guard let value = node.attribute(attribute), !value.isEmpty else { continue }
             for candidate in Srcset.candidates(value) {
                 let size = RenditionSize(
                     role: .display, width: candidate.width, height: candidate.height, density: candidate.density)
