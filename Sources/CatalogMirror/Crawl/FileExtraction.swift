@@ -71,10 +71,16 @@ public enum FileExtraction {
     }
 
     private static func pageKeys(_ path: String, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+        // The page's bytes once, as the crawler holds a fetched page (`Data` and a copy of it
+        // were both alive through the scan).
+        let bytes: [UInt8]
+        do {
+            guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+            bytes = Array(data)
+        }
         let scan: PageScan
         do {
-            scan = try HTMLScanner.scan(Array(data), url: base.string)
+            scan = try HTMLScanner.scan(bytes, url: base.string)
         } catch {
             throw Failure(description: "\(path) is not HTML: \(error)")
         }

@@ -10,6 +10,8 @@ import Foundation
 /// `og:image`, `link rel=image_src` and inline background images are photos of their own.
 struct PageReading {
     private var scan = PageScan()
+    /// The scan's images while the page is read (`scan.images` is filled in `finish`).
+    private var images = References()
     /// The photo number of each `<img>` already numbered (the link around an image is visited
     /// before the image, and both need the number).
     private var photoOfImage: [UnsafeMutableRawPointer: Int] = [:]
@@ -67,22 +69,30 @@ struct PageReading {
     }
 
     /// The scan, with every reference of a photo carrying the photo's best title and metadata.
+    /// Takes the scan out of the reader, which is left empty.
     mutating func finish() -> PageScan {
         var placeholderUses: [String: Set<Int>] = [:]
         for (photo, url) in lazyPlaceholders { placeholderUses[url, default: []].insert(photo) }
         let shared = Set(placeholderUses.filter { $0.value.count > 1 }.keys)
         let placeholders = Set(lazyPlaceholders.filter { shared.contains($0.url) }.map { "\($0.photo) \($0.url)" })
+        // In place: the references are most of a page's memory once its tree is gone, and a
+        // second array of them (a `compactMap` while the reader still held the first) was a
+        // third of its peak.
         var result = scan
-        result.images = scan.images.compactMap { reference in
-            guard let photo = reference.photo else { return reference }
-            if !placeholders.isEmpty, placeholders.contains("\(photo) \(reference.url)") { return nil }
-            var reference = reference
-            if let title = titles[photo] {
-                reference.title = title.text
-                reference.titleSource = title.source
+        scan = PageScan()
+        result.images = images.joined()
+        if !placeholders.isEmpty {
+            result.images.removeAll { reference in
+                reference.photo.map { placeholders.contains("\($0) \(reference.url)") } ?? false
             }
-            reference.metadata = metadata[photo] ?? [:]
-            return reference
+        }
+        for index in result.images.indices {
+            guard let photo = result.images[index].photo else { continue }
+            if let title = titles[photo] {
+                result.images[index].title = title.text
+                result.images[index].titleSource = title.source
+            }
+            if let fields = metadata[photo] { result.images[index].metadata = fields }
         }
         return result
     }
@@ -181,10 +191,10 @@ struct PageReading {
 
     private mutating func readImage(_ node: MarkupNode) {
         let photo = photoNumber(of: node)
-        let first = scan.images.count
+        let first = images.count
         defer {
             if Self.isDecorative(node) {
-                for index in first..<scan.images.count { scan.images[index].isDecoration = true }
+                for index in first..<images.count { images[index].isDecoration = true }
             }
         }
         lastImagePhoto = photo
@@ -292,10 +302,10 @@ struct PageReading {
         // is a void element and nests the following <img> inside it, so search the subtree.
         let image = node.parent?.firstDescendant(named: "img")
         let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
-        let before = scan.images.count
+        let before = images.count
         addSrcsets(of: node, photo: photo)
         if let type = node.attribute("type")?.nonEmpty {
-            for index in before..<scan.images.count { scan.images[index].declaredType = type }
+            for index in before..<images.count { images[index].declaredType = type }
         }
     }
 
@@ -352,7 +362,7 @@ struct PageReading {
     }
 
     private mutating func add(_ url: String, photo: Int, size: RenditionSize = .init()) {
-        scan.images.append(ImageReference(url: url, photo: photo, size: size))
+        images.append(ImageReference(url: url, photo: photo, size: size))
     }
 
     /// Keeps `title` for `photo` unless a better or equal source already gave one.

@@ -80,6 +80,28 @@ struct HTMLScannerTests {
         #expect(page.scripts == ["var s = \"k&#11;l.png\";", "var t = \"&#1;\";"])
     }
 
+    @Test("a page's references are kept in chunks: order, flags set after the fact and the joined array hold across them")
+    func referenceChunks() throws {
+        var references = PageReading.References()
+        for number in 0..<1_300 { references.append(ImageReference(url: "\(number).jpg", photo: number)) }
+        for index in 500..<530 { references[index].isDecoration = true }
+        #expect(references.count == 1_300)
+        #expect(references[1_299].url == "1299.jpg")
+        let all = references.joined()
+        #expect(all.map(\.url) == (0..<1_300).map { "\($0).jpg" })
+        #expect(all.indices.filter { all[$0].isDecoration } == Array(500..<530))
+        #expect(references.count == 0)
+
+        // Through a page: an icon whose references straddle a chunk's end is decoration whole.
+        let images = (0..<700).map { "<a href=\"p\($0).jpg\"><img src=\"t\($0).jpg\" alt=\"photo \($0)\"></a>" }
+        let icon = "<img class=\"icon\" src=\"i.png\" srcset=\"i1.png 1x, i2.png 2x, i3.png 3x\">"
+        let page = try scan("<body>" + images[..<255].joined() + icon + images[255...].joined() + "</body>")
+        #expect(page.images.count == 1_404)
+        #expect(page.images.indices.filter { page.images[$0].isDecoration } == Array(510..<514))
+        #expect(page.images.last?.url == "t699.jpg")
+        #expect(page.images.last?.title == "photo 699")
+    }
+
     @Test("recovers from broken markup")
     func brokenMarkup() throws {
         let page = try scan("<div><p><img src=one.png alt=One<img src='two.png'></div></span><table><tr><td><img src=three.gif>")
