@@ -41,9 +41,15 @@ public enum FileExtraction {
         switch kind {
         case .feed: return try feedKeys(path, base: base)
         case .html, .json, .script:
-            guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+            // The bytes once, as the crawler holds a fetched document (the `Data` is gone before
+            // the read starts, or a page's memory a photo would count it twice).
+            let bytes: [UInt8]
             do {
-                return try keys(in: Array(data), kind: kind, base: base)
+                guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+                bytes = Array(data)
+            }
+            do {
+                return try keys(in: bytes, kind: kind, base: base)
             } catch {
                 throw Failure(description: "\(path): \(error.description)")
             }

@@ -155,7 +155,7 @@ struct FeedItemReader {
             } else if node.isElement("enclosure", in: .modEnclosure) {
                 url = node.attribute("resource") ?? node.attribute("url")
             }
-            guard let raw = url?.nonEmpty else { continue }
+            guard let raw = url?.nonEmptyURL else { continue }
             // Only an element that names a URL is asked for its type and length.
             let type = node.attribute("type")
             let length = node.attribute("length")
@@ -175,7 +175,7 @@ struct FeedItemReader {
     }
 
     private func mediaContent(_ node: FeedNode, group: FeedNode?) -> ImageReference? {
-        guard let raw = node.attribute("url")?.nonEmpty else { return nil }
+        guard let raw = node.attribute("url")?.nonEmptyURL else { return nil }
         var reference = resolved(
             ImageReference(
                 url: raw, titleSource: .catalog,
@@ -191,7 +191,7 @@ struct FeedItemReader {
     }
 
     private func thumbnail(_ node: FeedNode) -> ImageReference? {
-        guard let raw = node.attribute("url")?.nonEmpty else { return nil }
+        guard let raw = node.attribute("url")?.nonEmptyURL else { return nil }
         return resolved(
             ImageReference(
                 url: raw, titleSource: .catalog,

@@ -71,18 +71,19 @@ final class FeedNode {
     }
 
     /// `raw` resolved against this element's base, as an absolute URL string; the string as
-    /// written when it cannot be resolved (no usable base, or not a URL at all).
+    /// written (as a URL parser reads it: `nonEmptyURL`) when it cannot be resolved (no usable
+    /// base, or not a URL at all).
     func resolve(_ raw: String) -> String {
-        let trimmed = raw.trimmingSpaces
+        let trimmed = raw.nonEmptyURL ?? ""
         guard let base, let url = CanonicalURL(trimmed, relativeTo: base) else { return trimmed }
         return url.string
     }
 
     /// `reference` with its URL resolved against this element's base (and the key made on the
-    /// way kept); trimmed only when it cannot be resolved.
+    /// way kept); trimmed as a URL parser trims it (`nonEmptyURL`) when it cannot be resolved.
     func resolved(_ reference: ImageReference) -> ImageReference {
         var reference = reference
-        let trimmed = reference.url.trimmingSpaces
+        let trimmed = reference.url.nonEmptyURL ?? ""
         if let base, let key = CanonicalURL(trimmed, relativeTo: base) {
             reference.resolve(to: key)
         } else if trimmed != reference.url {

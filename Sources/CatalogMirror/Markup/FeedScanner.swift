@@ -68,7 +68,7 @@ public enum FeedScanner {
     static func sitemapURL(_ url: FeedNode, numberingFrom next: inout Int) -> [ImageReference] {
         var photos = PhotoSet()
         for image in url.children("image", in: .imageSitemap) {
-            guard let loc = image.child("loc", in: .imageSitemap)?.text.nonEmpty else { continue }
+            guard let loc = image.child("loc", in: .imageSitemap)?.text.nonEmptyURL else { continue }
             let title = image.child("title", in: .imageSitemap)?.text.nonEmpty
             var metadata: [String: String] = [:]
             if let caption = image.child("caption", in: .imageSitemap)?.text.nonEmpty { metadata["caption"] = caption }

@@ -133,7 +133,7 @@ extension FeedStreamParser {
                     numberingFrom: &nextPhoto)
                 resolutions.reset()
             case .sitemap where node.name == "sitemap":
-                if let location = node.child("loc", in: .sitemap)?.text.nonEmpty {
+                if let location = node.child("loc", in: .sitemap)?.text.nonEmptyURL {
                     sitemaps.append(location)
                 }
             case .sitemap: ready += FeedScanner.sitemapURL(node, numberingFrom: &nextPhoto)

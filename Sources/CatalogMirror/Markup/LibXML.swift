@@ -312,6 +312,27 @@ extension String {
         let collapsed = collapsingWhitespace
         return collapsed.isEmpty ? nil : collapsed
     }
+
+    /// The text as the URL Standard's basic URL parser reads it before it parses (leading and
+    /// trailing C0 controls and spaces stripped, every tab, LF and CR removed), or nil when
+    /// nothing is left: what a browser makes of an `href` or `src` value.
+    ///
+    /// Not `nonEmpty` for URLs: collapsing white space turns a tab or a line break inside a URL
+    /// into a space, which the parser keeps (`a%20b.jpg`, or a host with a space in it and no
+    /// key), where browsers remove it; and it trims a no-break space, which browsers keep
+    /// (`%C2%A0`).
+    var nonEmptyURL: String? {
+        // Nearly every URL has no byte at or below the space: no copy.
+        if utf8.withContiguousStorageIfAvailable({ $0.allSatisfy { $0 > 0x20 } }) == true { return isEmpty ? nil : self }
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { $0 > 0x20 }), let last = bytes.lastIndex(where: { $0 > 0x20 }) else {
+            return nil
+        }
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.distance(from: first, to: last) + 1)
+        for byte in bytes[first...last] where byte != 0x09 && byte != 0x0A && byte != 0x0D { kept.append(byte) }
+        return String(decoding: kept, as: UTF8.self)
+    }
 }
 
 extension Unicode.Scalar {

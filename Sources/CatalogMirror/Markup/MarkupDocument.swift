@@ -22,14 +22,21 @@ final class MarkupDocument {
 
     /// Parses HTML with the recovering parser. `encoding` is the charset from the HTTP header;
     /// without it libxml2 reads `<meta charset>` / `http-equiv` itself, then falls back to UTF-8
-    /// or Latin-1 detection.
+    /// or Latin-1 detection. Numeric character references libxml2 would cut a value at (`&#xB;`)
+    /// are first rewritten as the HTML Standard reads them (`CharacterReferences`).
     static func html(_ bytes: [UInt8], url: String, encoding: String?) throws(MarkupError) -> MarkupDocument {
         LibXML.ensureInitialized()
         guard let context = htmlNewParserCtxt() else { throw MarkupError(message: "out of memory") }
         defer { htmlFreeParserCtxt(context) }
         let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }
+        var input = bytes
+        if CharacterReferences.isASCIICompatible(bytes, encoding: knownEncoding),
+            let rewritten = CharacterReferences.rewritten(bytes)
+        {
+            input = rewritten
+        }
         // libxml2 reads a zero-length buffer as an error; an empty page is an empty document.
-        let input = bytes.isEmpty ? Array("<html></html>".utf8) : bytes
+        if input.isEmpty { input = Array("<html></html>".utf8) }
         let document = input.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 htmlCtxtReadMemory(

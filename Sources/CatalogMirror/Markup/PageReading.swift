@@ -10,6 +10,8 @@ import Foundation
 /// `og:image`, `link rel=image_src` and inline background images are photos of their own.
 struct PageReading {
     private var scan = PageScan()
+    /// The scan's images while the page is read (`scan.images` is filled in `finish`).
+    private var images = References()
     /// The photo number of each `<img>` already numbered (the link around an image is visited
     /// before the image, and both need the number).
     private var photoOfImage: [UnsafeMutableRawPointer: Int] = [:]
@@ -45,7 +47,7 @@ struct PageReading {
         case "h1":
             if scan.heading == nil { scan.heading = node.text.collapsingWhitespace.nonEmpty }
         case "base":
-            if scan.baseHref == nil, let href = node.attribute("href")?.nonEmpty { scan.baseHref = href }
+            if scan.baseHref == nil, let href = node.attribute("href")?.nonEmptyURL { scan.baseHref = href }
         case "link":
             readLink(node)
         case "meta":
@@ -57,7 +59,7 @@ struct PageReading {
         case "source":
             readSource(node)
         case "iframe", "frame":
-            if let src = node.attribute("src")?.nonEmpty { scan.links.append(.init(href: src)) }
+            if let src = node.attribute("src")?.nonEmptyURL { scan.links.append(.init(href: src)) }
         default:
             break
         }
@@ -69,22 +71,30 @@ struct PageReading {
     }
 
     /// The scan, with every reference of a photo carrying the photo's best title and metadata.
+    /// Takes the scan out of the reader, which is left empty.
     mutating func finish() -> PageScan {
         var placeholderUses: [String: Set<Int>] = [:]
         for (photo, url) in lazyPlaceholders { placeholderUses[url, default: []].insert(photo) }
         let shared = Set(placeholderUses.filter { $0.value.count > 1 }.keys)
         let placeholders = Set(lazyPlaceholders.filter { shared.contains($0.url) }.map { "\($0.photo) \($0.url)" })
+        // In place: the references are most of a page's memory once its tree is gone, and a
+        // second array of them (a `compactMap` while the reader still held the first) was a
+        // third of its peak.
         var result = scan
-        result.images = scan.images.compactMap { reference in
-            guard let photo = reference.photo else { return reference }
-            if !placeholders.isEmpty, placeholders.contains("\(photo) \(reference.url)") { return nil }
-            var reference = reference
-            if let title = titles[photo] {
-                reference.title = title.text
-                reference.titleSource = title.source
+        scan = PageScan()
+        result.images = images.joined()
+        if !placeholders.isEmpty {
+            result.images.removeAll { reference in
+                reference.photo.map { placeholders.contains("\($0) \(reference.url)") } ?? false
             }
-            reference.metadata = metadata[photo] ?? [:]
-            return reference
+        }
+        for index in result.images.indices {
+            guard let photo = result.images[index].photo else { continue }
+            if let title = titles[photo] {
+                result.images[index].title = title.text
+                result.images[index].titleSource = title.source
+            }
+            if let fields = metadata[photo] { result.images[index].metadata = fields }
         }
         return result
     }
@@ -93,7 +103,7 @@ struct PageReading {
 
     private mutating func readScript(_ node: MarkupNode) {
         if let src = node.attribute("src") {
-            if let source = src.trimmingSpaces.nonEmpty { scan.scriptSources.append(source) }
+            if let source = src.nonEmptyURL { scan.scriptSources.append(source) }
             return
         }
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
@@ -105,7 +115,7 @@ struct PageReading {
     }
 
     private mutating func readLink(_ node: MarkupNode) {
-        guard let href = node.attribute("href")?.nonEmpty else { return }
+        guard let href = node.attribute("href")?.nonEmptyURL else { return }
         let rel = Self.relTokens(node)
         if rel.contains("alternate"), let type = node.attribute("type")?.lowercased().nonEmpty,
             HTMLScanner.feedTypes.contains(type.split(separator: ";")[0].trimmingSpaces)
@@ -131,7 +141,7 @@ struct PageReading {
             return
         }
         let name = (node.attribute("property") ?? node.attribute("name") ?? "").lowercased().trimmingSpaces
-        guard Self.metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmpty else { return }
+        guard Self.metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmptyURL else { return }
         add(content, photo: newPhoto())
     }
 
@@ -146,11 +156,11 @@ struct PageReading {
         if let quote = value.first, quote == "'" || quote == "\"" {
             value = String(value.dropFirst().prefix { $0 != quote })
         }
-        return value.nonEmpty
+        return value.nonEmptyURL
     }
 
     private mutating func readAnchor(_ node: MarkupNode) {
-        let href = node.attribute("href")?.nonEmpty
+        let href = node.attribute("href")?.nonEmptyURL
         let image = node.name == "a" ? node.firstDescendant(named: "img") : nil
         let linkedImages = Self.imageAttributes(of: node)
         if let href, href.first != "#", HTMLScanner.hasImageExtension(href) {
@@ -183,19 +193,19 @@ struct PageReading {
 
     private mutating func readImage(_ node: MarkupNode) {
         let photo = photoNumber(of: node)
-        let first = scan.images.count
+        let first = images.count
         defer {
             if Self.isDecorative(node) {
-                for index in first..<scan.images.count { scan.images[index].isDecoration = true }
+                for index in first..<images.count { images[index].isDecoration = true }
             }
         }
         lastImagePhoto = photo
-        let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmpty }
+        let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmptyURL }
         let lazySrcset = ["data-srcset", "data-lazy-srcset"].contains { node.attribute($0)?.nonEmpty != nil }
         let width = node.attribute("width").flatMap { Int($0.trimmingSpaces) }
         let height = node.attribute("height").flatMap { Int($0.trimmingSpaces) }
         for url in lazy { add(url, photo: photo, size: .init(role: .display, width: width, height: height)) }
-        if let src = node.attribute("src")?.nonEmpty {
+        if let src = node.attribute("src")?.nonEmptyURL {
             if !lazy.isEmpty || lazySrcset || node.attribute("data-original") != nil {
                 // What shows until a script loads the real image: a placeholder or a preview.
                 lazyPlaceholders.append((photo, src))
@@ -294,16 +304,18 @@ struct PageReading {
         // is a void element and nests the following <img> inside it, so search the subtree.
         let image = node.parent?.firstDescendant(named: "img")
         let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
-        let before = scan.images.count
+        let before = images.count
         addSrcsets(of: node, photo: photo)
         if let type = node.attribute("type")?.nonEmpty {
-            for index in before..<scan.images.count { scan.images[index].declaredType = type }
+            for index in before..<images.count { images[index].declaredType = type }
         }
     }
 
     private mutating func addSrcsets(of node: MarkupNode, photo: Int) {
         for attribute in HTMLScanner.srcsetAttributes {
-            guard let value = node.attribute(attribute)?.nonEmpty else { continue }
+            // As written: the srcset parser splits on ASCII white space only, and collapsing
+            // would turn a vertical tab or a no-break space inside a URL into a separator.
+            guard let value = node.attribute(attribute), !value.isEmpty else { continue }
             for candidate in Srcset.candidates(value) {
                 let size = RenditionSize(
                     role: .display, width: candidate.width, height: candidate.height, density: candidate.density)
@@ -352,7 +364,7 @@ struct PageReading {
     }
 
     private mutating func add(_ url: String, photo: Int, size: RenditionSize = .init()) {
-        scan.images.append(ImageReference(url: url, photo: photo, size: size))
+        images.append(ImageReference(url: url, photo: photo, size: size))
     }
 
     /// Keeps `title` for `photo` unless a better or equal source already gave one.
@@ -399,7 +411,7 @@ struct PageReading {
         var result: [(String, RenditionSize.Role)] = []
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
             guard !HTMLScanner.lazySourceAttributes.contains(name), !HTMLScanner.srcsetAttributes.contains(name),
-                let url = value.trimmingSpaces.nonEmpty, looksLikeImageURL(url, attribute: name)
+                let url = value.nonEmptyURL, looksLikeImageURL(url, attribute: name)
             else { continue }
             let words = name.dropFirst(5)
             let role: RenditionSize.Role =
@@ -417,7 +429,10 @@ struct PageReading {
         return result
     }
 
-    private static func looksLikeImageURL(_ value: String, attribute: String) -> Bool {
+    /// Whether a `data-*` value (as a URL parser reads it) is an image URL. White space around
+    /// it (a no-break space the URL keeps) does not count; white space inside makes it text.
+    private static func looksLikeImageURL(_ url: String, attribute: String) -> Bool {
+        let value = url.trimmingSpaces
         guard !value.unicodeScalars.contains(where: { $0.properties.isWhitespace }), !value.hasPrefix("{"),
             !value.hasPrefix("[")
         else { return false }

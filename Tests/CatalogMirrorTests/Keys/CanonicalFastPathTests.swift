@@ -38,6 +38,9 @@ struct CanonicalFastPathTests {
         "mailto:x@example.com", "javascript:void(0)", "data:image/png;base64,AAAA", "http", "https:", "h", "h/a",
         "http://", "https://", "http:///a", "a%41", "a%2F", "a%2e", "%2e%2e/a", "a//b", "/", "/?", "/#", "a?", "a?#",
         "p/1.html", "image-0-2x.jpg", "a'b", "a?b'c", "\\a", "a\\b", "a b", "\u{1}a", "a\u{7F}", "ü.jpg",
+        // Tabs and newlines, which the full parser removes anywhere (urltestdata.json's "http://ho\tst/" rows).
+        "http://ho\tst/", "http://ho\nst/", "http://ho\rst/", "h\ttp://example.com/", "http://example.com:8\t0/",
+        "img/a\tb.jpg", "/img\n/a.jpg", "a.jpg\r", "a.jpg?x\ty", "http://example.com/a.jpg\n",
     ]
 
     @Test("gives the full parser's key, part by part, for the URL tables and the edges")

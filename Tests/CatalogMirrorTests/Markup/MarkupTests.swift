@@ -59,6 +59,49 @@ struct HTMLScannerTests {
         #expect(page.images.first { $0.url == "full/e.JPG?v=2" }?.title == "Full E")
     }
 
+    @Test("a numeric reference libxml2 would cut a value at is read as the HTML Standard reads it; scripts keep theirs")
+    func numericReferences() throws {
+        // libxml2 reads `&#xB;`, `&#0;` or `&#xD800;` as a NUL and ends the attribute there;
+        // the HTML Standard keeps a control and reads the others as U+FFFD.
+        let page = try scan(
+            """
+            <html><head><script>var s = "k&#11;l.png";</script><style>p{}</style></head><body>
+            <img src="a&#xB;b.png"><img src="c&#0;d.png"><img src="e&#xD800;f&#x110000;g.png"><img src="h&#X0c;i.png">
+            <img src="j&#11k.png"><!-- <img src="&#1;"> --><img src="o&#9;p&#x7f;q.png">
+            <SCRIPT type="text/javascript">var t = "&#1;";</script><img src="r&#00000000000000000031;s.png">
+            </body></html>
+            """,
+            encoding: "UTF-8")
+        #expect(
+            page.images.map(\.url) == [
+                "a\u{B}b.png", "c\u{FFFD}d.png", "e\u{FFFD}f\u{FFFD}g.png", "h\u{C}i.png", "j\u{B}k.png", "op\u{7F}q.png",
+                "r\u{1F}s.png",
+            ])
+        #expect(page.scripts == ["var s = \"k&#11;l.png\";", "var t = \"&#1;\";"])
+    }
+
+    @Test("a page's references are kept in chunks: order, flags set after the fact and the joined array hold across them")
+    func referenceChunks() throws {
+        var references = PageReading.References()
+        for number in 0..<1_300 { references.append(ImageReference(url: "\(number).jpg", photo: number)) }
+        for index in 500..<530 { references[index].isDecoration = true }
+        #expect(references.count == 1_300)
+        #expect(references[1_299].url == "1299.jpg")
+        let all = references.joined()
+        #expect(all.map(\.url) == (0..<1_300).map { "\($0).jpg" })
+        #expect(all.indices.filter { all[$0].isDecoration } == Array(500..<530))
+        #expect(references.count == 0)
+
+        // Through a page: an icon whose references straddle a chunk's end is decoration whole.
+        let images = (0..<700).map { "<a href=\"p\($0).jpg\"><img src=\"t\($0).jpg\" alt=\"photo \($0)\"></a>" }
+        let icon = "<img class=\"icon\" src=\"i.png\" srcset=\"i1.png 1x, i2.png 2x, i3.png 3x\">"
+        let page = try scan("<body>" + images[..<255].joined() + icon + images[255...].joined() + "</body>")
+        #expect(page.images.count == 1_404)
+        #expect(page.images.indices.filter { page.images[$0].isDecoration } == Array(510..<514))
+        #expect(page.images.last?.url == "t699.jpg")
+        #expect(page.images.last?.title == "photo 699")
+    }
+
     @Test("recovers from broken markup")
     func brokenMarkup() throws {
         let page = try scan("<div><p><img src=one.png alt=One<img src='two.png'></div></span><table><tr><td><img src=three.gif>")
