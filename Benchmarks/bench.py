@@ -3,6 +3,7 @@
 served by nginx on 127.0.0.1, in the same run on the same machine.
 
     python3 Benchmarks/bench.py [--sizes 2000 10000] [--reps 3] [--tools ...]
+    python3 Benchmarks/bench.py --regime catalog [--sizes 2000 10000]
     python3 Benchmarks/bench.py --regime site [--site-albums 1000 --site-photos 20]
 
 For each size: generate the gallery (make_gallery.py), start nginx with its own config, then for
@@ -10,9 +11,18 @@ each tool and repetition, in a fresh directory: a cold mirror, a no-op re-sync, 
 after 1 % of the images changed. Wall time, CPU time and peak RSS come from /usr/bin/time;
 requests and body bytes from nginx's access log; completeness from the content hashes of what
 the tool wrote. The machine's limits: wrk against nginx, and a plain copy of the files.
-Results: a table on stdout and Benchmarks/results/N-<size>.md.
-The site-crawl regime (site_regime.py): a cold mirror of a generated site of 1,000 album pages
-× 20 photos, catalog-mirror against wget2, into Benchmarks/results/site-<albums>x<photos>.md.
+
+Regimes (--regime; results in Benchmarks/results/, Benchmarks/README.md describes each):
+  parser    extraction throughput against xmllint                       parser.md
+  gallery   the N-image gallery over HTTP/1.1, five tools               N-<size>.md
+  https     the same over HTTPS with HTTP/2                             https-N-<size>.md
+  delay     the same through 20 ms added round-trip time                delay-<ms>ms-N-<size>.md
+  catalog   the gallery with its pages advertising the JSON listing beside the RSS feed (the
+            site, its feed and its API each list every photo), N = 2,000 and 10,000:
+            catalog-mirror against wget2, aria2c as the download floor  catalog-N-<size>.md
+  site      a cold crawl of 1,000 album pages x 20 photos against wget2 site-<albums>x<photos>.md
+  feed      one RSS feed of N small images against aria2c -i, wget2 -i   feed.md
+  readers   one document of N photos in each format the tool reads      readers.md
 """
 import argparse
 import hashlib
@@ -211,12 +221,14 @@ def machine():
 SLOW_SECONDS = 120
 
 
-def run_size(n, reps, tools, binary, base):
-    work = base / f"n{n}"
+def run_size(n, reps, tools, binary, base, shape=()):
+    """The three phases of every tool at size n; `shape` is passed to make_gallery.py (the catalog
+    regime's `--json-link`)."""
+    work = base / (f"n{n}" if not shape else f"catalog-n{n}")
     site = work / "site"
     outputs.set_aside(work / "out")
     site.mkdir(parents=True, exist_ok=True)
-    sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n)], stdout=subprocess.DEVNULL)
+    sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), *shape], stdout=subprocess.DEVNULL)
     urls = (site / "urls.txt").read_text().replace("PORT", str(CLIENT["port"]))
     (work / "urls.txt").write_text(urls.replace("http://", "https://") if TLS["on"] else urls)
     expected = expected_hashes(site)
@@ -389,11 +401,12 @@ def parser_row(base, binary, reps):
     return "\n".join(lines) + "\n"
 
 
-REGIMES = ["parser", "gallery", "https", "delay", "site", "feed", "readers"]
+REGIMES = ["parser", "gallery", "https", "delay", "catalog", "site", "feed", "readers"]
 ALL_TOOLS = ["catalog-mirror", "wget", "wget2", "httrack", "aria2c"]
-DEFAULT_SIZES = {"gallery": [2000, 10000], "https": [2000], "delay": [10000], "feed": [10000, 50000, 100000],
-                 "readers": [10000, 100000]}
-DEFAULT_TOOLS = {"gallery": ALL_TOOLS, "https": ALL_TOOLS, "delay": ["catalog-mirror", "wget2"]}
+DEFAULT_SIZES = {"gallery": [2000, 10000], "https": [2000], "delay": [10000], "catalog": [2000, 10000],
+                 "feed": [10000, 50000, 100000], "readers": [10000, 100000]}
+DEFAULT_TOOLS = {"gallery": ALL_TOOLS, "https": ALL_TOOLS, "delay": ["catalog-mirror", "wget2"],
+                 "catalog": ["catalog-mirror", "wget2", "aria2c"]}
 
 
 class DelayProxy:
@@ -427,8 +440,10 @@ class DelayProxy:
 
 
 def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, delay_ms):
-    """The gallery's three phases for each size: plain HTTP/1.1, HTTPS with HTTP/2, or HTTP/1.1
-    through the delaying proxy. Writes results/N-<n>.md, https-N-<n>.md or delay-<ms>ms-N-<n>.md."""
+    """The gallery's three phases for each size: plain HTTP/1.1, HTTPS with HTTP/2, HTTP/1.1
+    through the delaying proxy, or the catalog shape (pages, RSS feed and JSON listing each list
+    every photo). Writes results/N-<n>.md, https-N-<n>.md, delay-<ms>ms-N-<n>.md or
+    catalog-N-<n>.md."""
     if regime == "https":
         make_certificates(base / "tls")
     try:
@@ -438,7 +453,8 @@ def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, de
                 proxy = DelayProxy(delay_ms, base)
                 CLIENT.update(port=proxy.port, delay_ms=delay_ms)
             try:
-                samples, floor, total_mb, _ = run_size(n, reps, tools, binary, base)
+                shape = ["--json-link"] if regime == "catalog" else []
+                samples, floor, total_mb, _ = run_size(n, reps, tools, binary, base, shape)
             finally:
                 if proxy:
                     proxy.stop()
@@ -450,6 +466,7 @@ def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, de
                 "https": (f"https-N-{n}", f"HTTPS with HTTP/2, N = {n}", ""),
                 "delay": (f"delay-{delay_ms:g}ms-N-{n}", f"{delay_ms:g} ms added round-trip time, N = {n}",
                           DELAY_NOTES.format(half=f"{delay_ms / 2:g}", port=PORT + 1)),
+                "catalog": (f"catalog-N-{n}", f"pages, RSS feed and JSON listing, N = {n}", CATALOG_NOTES),
             }[regime]
             (results / f"{name}.md").write_text(f"# Benchmark, {title}\n\n" + header + table + "\n" + notes)
     finally:
@@ -465,15 +482,26 @@ so it is what 8 connections with one request in flight each can do at this round
 """
 
 
+CATALOG_NOTES = """The shape: the gallery regime's site (HTML pages of 100 images each, linked by `rel="next"`,
+`feed.rss` with an enclosure per image, `images.json` with a record per image), its pages
+advertising both the feed and the listing (`<link rel="alternate" type="application/rss+xml">`
+and `type="application/json"`), as a site with a feed and an API does: every photo is listed
+three times, once by a page, once by the feed, once by the listing. catalog-mirror reads all
+three (each key once); wget2 follows the pages' links (the feed and the listing are documents
+to it, not lists of images); aria2c gets the image URLs in advance (no crawl: the download floor).
+"""
+
+
 def main():
     global PORT
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+",
                         help="image counts for every sized regime chosen (defaults: gallery 2000 10000, "
-                             "https 2000, delay 10000, feed 10000 50000 100000)")
+                             "https 2000, delay 10000, catalog 2000 10000, feed 10000 50000 100000)")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--tools", nargs="+", choices=ALL_TOOLS,
-                        help="tools of the gallery regimes (default: all five; delay: catalog-mirror wget2)")
+                        help="tools of the gallery regimes (default: all five; delay: catalog-mirror wget2; "
+                             "catalog: catalog-mirror wget2 aria2c)")
     parser.add_argument("--work", default="/tmp/catalog-mirror-bench")
     parser.add_argument("--port", type=int, default=PORT,
                         help="nginx's port on 127.0.0.1 (the delaying proxy takes the next one)")
@@ -481,7 +509,8 @@ def main():
     parser.add_argument("--no-parser", action="store_true", help="skip the parser-throughput row")
     parser.add_argument("--regime", nargs="+", choices=REGIMES, default=["parser", "gallery", "site"],
                         help="what to run: parser throughput, the N-image gallery (--sizes) over HTTP, over HTTPS "
-                             "with HTTP/2, through a delayed link, the site crawl, the N-item feed")
+                             "with HTTP/2, through a delayed link, as a catalog (pages, feed and JSON listing), the "
+                             "site crawl, the N-item feed, every reader")
     parser.add_argument("--all", action="store_true", help="every regime in turn, each writing its results file")
     parser.add_argument("--binary", help="a catalog-mirror binary to time instead of building release")
     parser.add_argument("--site-albums", type=int, default=1000, help="album pages of the site regime")
@@ -522,7 +551,7 @@ def main():
             table = parser_row(base, binary, max(3, args.reps))
             print(table)
             (results / "parser.md").write_text("# Parser throughput\n\n" + header() + table)
-        elif regime in ("gallery", "https", "delay"):
+        elif regime in ("gallery", "https", "delay", "catalog"):
             gallery_regime(regime, sizes, args.reps, args.tools or DEFAULT_TOOLS[regime], binary, base, results,
                            header(), args.delay_ms or 20.0)
         elif regime == "site":

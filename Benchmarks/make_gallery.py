@@ -3,6 +3,10 @@
 
     make_gallery.py DIR N            N images (PNG and JPEG, 6-220 KB, median about 40 KB), paginated
                                      HTML pages (100 images each, rel="next"), feed.rss, images.json
+    make_gallery.py DIR N --json-link
+                                     the same, the pages advertising images.json beside feed.rss
+                                     (<link rel="alternate" type="application/json">): the site, its
+                                     feed and its API each list every photo
     make_gallery.py DIR N --mutate   rewrites 1 % of the images (every 100th) with new bytes
     make_gallery.py DIR N --restore  puts the original bytes back
 
@@ -43,7 +47,7 @@ def image_bytes(index, size, salt):
     return "png", out.getvalue()
 
 
-def write(root, n):
+def write(root, n, json_link=False):
     rng = random.Random(20261121 + n)
     gallery = root / "gallery"
     if gallery.exists():
@@ -59,6 +63,8 @@ def write(root, n):
     for page in range(pages):
         chunk = entries[page * 100:(page + 1) * 100]
         head = '<link rel="alternate" type="application/rss+xml" href="feed.rss">'
+        if json_link:
+            head += '<link rel="alternate" type="application/json" href="images.json">'
         if page + 1 < pages:
             head += f'<link rel="next" href="page-{page + 2}.html">'
         body = "".join(f'<figure><img src="{e["url"]}" alt="{e["name"]}"><figcaption>{e["name"]}</figcaption></figure>' for e in chunk)
@@ -92,9 +98,10 @@ if __name__ == "__main__":
     parser.add_argument("n", type=int)
     parser.add_argument("--mutate", action="store_true")
     parser.add_argument("--restore", action="store_true")
+    parser.add_argument("--json-link", action="store_true", help="the pages also advertise images.json")
     args = parser.parse_args()
     root = pathlib.Path(args.dir)
     if args.mutate or args.restore:
         mutate(root, args.n, args.restore)
     else:
-        write(root, args.n)
+        write(root, args.n, args.json_link)

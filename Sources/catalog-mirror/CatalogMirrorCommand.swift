@@ -17,7 +17,7 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
         subcommands: [SyncCommand.self, VerifyCommand.self, DemoCommand.self]
     )
 
-    /// Runs the parsed command. Usage errors exit 2 (SPEC), not ArgumentParser's 64.
+    /// Runs the parsed command. Usage errors exit 2 (the documented status), not ArgumentParser's 64.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -37,7 +37,7 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
     }
 }
 
-/// SPEC's exit statuses.
+/// The exit statuses (README "Exit status", docs/reference.md).
 enum ExitStatus {
     static let ok: Int32 = 0
     static let itemsFailed: Int32 = 1

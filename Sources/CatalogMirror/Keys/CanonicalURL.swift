@@ -6,7 +6,7 @@
     import Darwin
 #endif
 
-/// An absolute http(s) URL in the canonical form SPEC.md fixes for image keys: the reference is
+/// An absolute http(s) URL in the canonical form of image keys (docs/reference.md, "Keys"): the reference is
 /// parsed as browsers parse it (the URL Standard's basic URL parser, `WebURLParser`), then
 /// normalized as RFC 3986 sections 6.2.2 and 6.2.3 describe.
 ///
@@ -62,7 +62,7 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     public var description: String { string }
 
     public static func < (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool {
-        // SPEC: sorted "by key in byte order". One `memcmp` of the two UTF-8 buffers: comparing
+        // The manifest is sorted "by key in byte order". One `memcmp` of the two UTF-8 buffers: comparing
         // through the views' iterators was most of the cost of sorting a catalog.
         var (left, right) = (lhs.string, rhs.string)
         return left.withUTF8 { a in

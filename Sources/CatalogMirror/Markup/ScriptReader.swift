@@ -12,7 +12,7 @@ struct ScriptFindings: Sendable, Equatable {
     }
 }
 
-/// Reads the image URLs of a script without running it (SPEC "Image keys": string values in
+/// Reads the image URLs of a script without running it (image keys include the string values in
 /// inline scripts, JavaScript or JSON, `application/ld+json` included).
 ///
 /// The script's object and array literals (`ScriptLiteralReader`) are walked as JSON is

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `manifest.json`, exactly as SPEC.md fixes it (`catalog-mirror/manifest@1`).
+/// `manifest.json`, as docs/reference.md fixes it (`catalog-mirror/manifest@1`).
 public struct Manifest: Codable, Sendable, Equatable {
     /// The value of `schema` this version writes and reads.
     public static let schemaName = "catalog-mirror/manifest@1"

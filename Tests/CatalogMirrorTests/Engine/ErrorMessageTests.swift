@@ -4,13 +4,13 @@ import Testing
 
 @testable import CatalogMirror
 
-/// The errors that stop a run: SPEC's exit statuses, and messages of one line that name the
+/// The errors that stop a run: the documented exit statuses, and messages of one line that name the
 /// input and say what to do.
 @Suite("Errors that stop a run")
 struct ErrorMessageTests {
     static let source = CanonicalURL("http://gallery.example/trip/")!
 
-    @Test("each kind of stop keeps the exit status SPEC gives it")
+    @Test("each kind of stop keeps the exit status docs/reference.md gives it")
     func exitStatuses() {
         let cases: [(MirrorError, MirrorError.Code, Int32)] = [
             (.sourceUnavailable("cannot crawl \(Self.source)"), .sourceUnavailable, 3),

@@ -3,7 +3,7 @@ import Testing
 @testable import CatalogMirror
 
 /// Keys made from document URLs as the URL Standard's basic URL parser reads them, then
-/// normalized by RFC 3986 6.2.2 (SPEC: "URLs in documents", manifest `key`). The cases follow the
+/// normalized by RFC 3986 6.2.2 (docs/reference.md, "Keys"). The cases follow the
 /// Standard's algorithms (parser states, host parsing, percent-encode sets) and its examples,
 /// and RFC 3986 section 5.4; nil means no key (a failure, or a scheme other than http(s)).
 @Suite("Document URLs (WHATWG URL Standard, then RFC 3986 normalization)")

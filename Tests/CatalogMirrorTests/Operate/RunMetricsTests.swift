@@ -18,7 +18,7 @@ struct RunMetricsTests {
         return report
     }
 
-    @Test("a finished run: every metric of SPEC, labelled with the mirror, as the report counts")
+    @Test("a finished run: every documented metric, labelled with the mirror, as the report counts")
     func finished() {
         let text = RunMetrics(report: Self.report(), build: Self.build, previous: nil).text
         let m = "mirror=\"/srv/gallery\""

@@ -408,6 +408,8 @@ struct StoreStateTests {
         await Task { @ImageDatabase in timed.stagedDelay = .milliseconds(200) }.value
         let timedLoader = ImageLoader(storage: timed, source: source)
         _ = await timedLoader.load(ImageRequest(key: CanonicalURL("http://h/first.png")!))
+        #expect(try StateDatabase.open(later, readOnly: true).allImages().filter(\.isStaged).isEmpty)
+        // Sleeps never end early: the next download comes more than the delay after the first.
         try await Task.sleep(for: .milliseconds(300))
         _ = await timedLoader.load(ImageRequest(key: CanonicalURL("http://h/second.png")!))
         #expect(try StateDatabase.open(later, readOnly: true).allImages().filter(\.isStaged).count == 2)

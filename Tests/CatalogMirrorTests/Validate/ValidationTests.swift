@@ -9,12 +9,35 @@ struct ValidationTests {
         Candidate(key: CanonicalURL(url)!, declaredLength: length, declaredType: type)
     }
 
-    @Test("what is not http(s) never becomes a key, and the scheme rule passes http(s) keys on")
+    /// `scheme://h/a.png` as a key. The parser gives no key of a scheme other than http(s), so a
+    /// key that the scheme rule must reject is built from its parts (the initializer the
+    /// extractors use for text known to be canonical).
+    func key(scheme: String) -> CanonicalURL {
+        let host = scheme.utf8.count + 3
+        return CanonicalURL(
+            canonical: "\(scheme)://h/a.png", schemeEnd: scheme.utf8.count, authorityStart: host, hostStart: host,
+            hostEnd: host + 1, pathStart: host + 1, queryStart: -1, port: -1)
+    }
+
+    @Test("the scheme rule rejects a key that is not http(s) as out-of-scope and passes http(s) keys on")
     func scheme() async {
+        // Another scheme gives no key through the parser;
         #expect(CanonicalURL("ftp://h/a.png") == nil)
-        let rule = SchemeRule(next: nil)
-        #expect(await rule.handle(candidate("https://h/a.png")) == .accepted)
-        #expect(await rule.handle(candidate("http://h/a.png")) == .accepted)
+        // one that got in all the same is rejected, and the rules after it are not asked.
+        let next = RecordingRule()
+        let rule = SchemeRule(next: next)
+        for scheme in ["ftp", "file", "data", "javascript"] {
+            let foreign = key(scheme: scheme)
+            #expect(foreign.scheme == scheme && foreign.string == "\(scheme)://h/a.png")
+            #expect(await rule.handle(Candidate(key: foreign)) == .rejected(.outOfScope), "\(scheme)")
+        }
+        #expect(next.asked.withLock { $0 }.isEmpty)
+        // http(s) keys go on to the next rule, whose verdict stands.
+        #expect(await rule.handle(candidate("https://h/a.png")) == .rejected(.excluded))
+        #expect(await rule.handle(candidate("http://h/a.png")) == .rejected(.excluded))
+        #expect(next.asked.withLock { $0 } == ["https://h/a.png", "http://h/a.png"])
+        // At the end of the chain an http(s) key is accepted.
+        #expect(await SchemeRule(next: nil).handle(candidate("http://h/a.png")) == .accepted)
     }
 
     @Test("the scope rule compares hosts case-insensitively and ignores ports")
@@ -104,5 +127,17 @@ struct ValidationTests {
         configuration.order = []
         #expect(
             await ValidationChain.make(configuration, sourceHost: "h", robots: nil).handle(candidate("http://x/y")) == .accepted)
+    }
+}
+
+/// A rule that records the keys it is asked about and rejects each as `excluded`: what a rule
+/// before it passed on, and that it did.
+final class RecordingRule: ValidationHandler {
+    let next: (any ValidationHandler)? = nil
+    let asked = Mutex<[String]>([])
+
+    func handle(_ candidate: Candidate) async -> Verdict {
+        asked.withLock { $0.append(candidate.key.string) }
+        return .rejected(.excluded)
     }
 }

@@ -28,9 +28,10 @@ final class Timeline: Sendable {
     func leave() { inFlight.withLock { $0.now -= 1 } }
     var maxInFlight: Int { inFlight.withLock { $0.max } }
 
-    /// Holds a request until `count` requests have been in flight at once, or `limit` passes:
-    /// a server that proves the client overlaps requests without depending on how fast the
-    /// machine happens to be.
+    /// Holds a request until `count` requests have been in flight at once: a server that proves
+    /// the client overlaps requests without depending on how fast the machine happens to be.
+    /// `limit` only ends the wait of a client that never overlaps that many (its test then fails
+    /// on `maxInFlight`), so it is far longer than any machine needs.
     func holdUntil(inFlight count: Int, within limit: Duration) async {
         let deadline = ContinuousClock.now + limit
         while maxInFlight < count, ContinuousClock.now < deadline, !Task.isCancelled {
@@ -123,21 +124,27 @@ struct HostileInputTests {
             router.get("/") { _, _ in
                 html((1...4).map { "<img src=\"/img/\($0).png\">" }.joined() + "<img src=\"/private/p.png\">")
             }
-            router.get("/robots.txt") { _, _ in html("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n") }
+            router.get("/robots.txt") { _, _ in html("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.5\n") }
             router.get("/img/{name}") { request, _ in
                 timeline.arrived(request.uri.path)
                 return bytes(Fixture.png)
             }
-            router.get("/private/{name}") { _, _ in bytes(Fixture.png) }
+            router.get("/private/{name}") { request, _ in
+                timeline.arrived(request.uri.path)
+                return bytes(Fixture.png)
+            }
         }
-        let started = ContinuousClock.now
         let polite = try await mirror(routes: routes)
         defer { polite.directory.cleanup() }
         #expect(polite.manifest.rejected.map(\.reason) == ["robots"])
-        // Four image requests, each starting at least 0.3 s after the one before (the pacer's
-        // sleeps never end early), so the run cannot take less than 0.9 s.
-        #expect(timeline.offsets("/img/").count == 4)
-        #expect(ContinuousClock.now - started >= .milliseconds(900))
+        #expect(timeline.offsets("/private/").isEmpty, "the disallowed key was requested")
+        // Four image requests, each started at least 0.5 s after the one before (the pacer's
+        // sleeps never end early), so the last arrives at least 1.5 s after the first, less the
+        // first one's time in transit. Without the delay the four go out at once on their own
+        // connections and arrive within milliseconds of each other: the bound tells them apart.
+        let offsets = timeline.offsets("/img/")
+        #expect(offsets.count == 4)
+        #expect((offsets.last ?? .zero) >= .milliseconds(750), "\(offsets)")
 
         let ignoring = try await mirror(routes: routes) { $0.validation.honourRobots = false }
         defer { ignoring.directory.cleanup() }
@@ -149,8 +156,8 @@ struct HostileInputTests {
     func pacing() async throws {
         let rateTimeline = Timeline()
         let limitTimeline = Timeline()
-        // The rated server holds each image until three are in flight (or 2 s pass), so the
-        // overlap the test asserts does not depend on the machine's speed.
+        // The rated server holds each image until three are in flight, so the overlap the test
+        // asserts does not depend on the machine's speed.
         let routes:
             @Sendable (Timeline, Int) -> @Sendable (Router<BasicRequestContext>, @escaping @Sendable () -> String) -> Void = {
                 timeline, hold in
@@ -160,22 +167,25 @@ struct HostileInputTests {
                         timeline.arrived(request.uri.path)
                         timeline.enter()
                         defer { timeline.leave() }
-                        await timeline.holdUntil(inFlight: hold, within: .seconds(2))
+                        await timeline.holdUntil(inFlight: hold, within: .seconds(30))
                         try await Task.sleep(for: .milliseconds(50))
                         return bytes(Fixture.png)
                     }
                 }
             }
-        let started = ContinuousClock.now
         let rated = try await mirror(routes: routes(rateTimeline, 3)) {
-            $0.fetch.rate = 10
+            $0.fetch.rate = 4
             $0.fetch.concurrency = 8
         }
         defer { rated.directory.cleanup() }
         #expect(rated.manifest.items.count == 12)
-        // 14 requests (robots.txt, the page, 12 images) through a bucket of 10 refilled at 10/s:
-        // the last cannot start before 0.4 s.
-        #expect(ContinuousClock.now - started >= .milliseconds(400))
+        // A bucket of 4 tokens refilled at 4 a second lets at most 4 of the 12 images start at
+        // once, then one every 0.25 s: the last starts at least 2 s after the first and arrives
+        // at least that, less the first one's time in transit. Without the bucket the twelve go
+        // out over 8 connections at once and arrive within about 0.1 s (two rounds of 50 ms).
+        let offsets = rateTimeline.offsets("/img/")
+        #expect(offsets.count == 12)
+        #expect((offsets.last ?? .zero) >= .seconds(1), "\(offsets)")
 
         let limited = try await mirror(routes: routes(limitTimeline, 0)) {
             $0.fetch.connectionsPerHost = 2

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Synchronization
 import Testing
 
 @testable import CatalogMirror
@@ -50,16 +51,22 @@ struct SiteCrawlTests {
     func concurrentPagesDeterministicAlbums() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
+        let albumBAsked = Mutex(false)
         try await TestServer().run(routes: { router, _ in
             router.get("/g/") { _, _ in
                 html("<title>Gallery</title><a href=\"a/\">A</a><a href=\"b/\">B</a><img src=\"shared.png\" alt=\"Shared\">")
             }
-            // Album a answers slowly; b and the shared image's second page answer at once.
+            // Album A answers only once album B has been asked for (B answers at once), so A,
+            // first in crawl order, is the last to arrive. The 20 s limit only ends the wait of
+            // a crawler that asks for one page at a time.
             router.get("/g/a/") { _, _ in
-                try await Task.sleep(for: .milliseconds(300))
+                for _ in 0..<1_000 where !albumBAsked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
                 return html("<title>Album A</title><img src=\"one.png\" alt=\"One\"><img src=\"../both.png\" alt=\"Both\">")
             }
-            router.get("/g/b/") { _, _ in html("<title>Album B</title><img src=\"two.png\"><img src=\"../both.png\">") }
+            router.get("/g/b/") { _, _ in
+                albumBAsked.withLock { $0 = true }
+                return html("<title>Album B</title><img src=\"two.png\"><img src=\"../both.png\">")
+            }
             router.get("/g/{name}") { _, _ in bytes(Fixture.png) }
             router.get("/g/a/{name}") { _, _ in bytes(Fixture.png) }
             router.get("/g/b/{name}") { _, _ in bytes(Fixture.png) }

@@ -95,7 +95,7 @@ struct GalleryChecks {
     func albumProblems() -> [String] {
         let expected = truth.albums.map { (key($0.path), $0.title) }
         // A page whose published images are all extras (lazygal's album collages on the start
-        // page) is an album too, as SPEC defines albums, but not one the truth lists.
+        // page) is an album too, as the manifest's albums are defined, but not one the truth lists.
         let extras = Set(truth.extras.map(key))
         let onlyExtras = Set(manifest.albums?.map(\.url) ?? []).filter { url in
             manifest.items.filter { $0.album == url }.allSatisfy { extras.contains($0.key) }

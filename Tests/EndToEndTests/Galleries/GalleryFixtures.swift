@@ -50,6 +50,23 @@ enum GalleryFixtures {
     static let generated = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery"]
     /// The hand-written galleries of other markup kinds (need only python3 with Pillow).
     static let handwritten = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data"]
+
+    /// What building gallery `name` needs beside python3: Pillow draws the photo set (all but
+    /// `no-image`, which has no picture), and a generated gallery needs its generator and the
+    /// tools it resizes with.
+    static func tools(_ name: String) -> [ExternalTool] {
+        switch name {
+        case "no-image": []
+        case "sigal-colorbox", "sigal-photoswipe", "sigal-galleria": [.pillow, .sigal]
+        case "llgal": [.pillow, .llgal, .imageMagick]
+        case "lazygal": [.pillow, .lazygal]
+        case "fgallery": [.pillow, .fgallery, .imageMagick, .tificc]
+        default: [.pillow]
+        }
+    }
+
+    /// Every tool some gallery needs, for the fixtures' cache key.
+    private static let everyTool: [ExternalTool] = [.pillow, .sigal, .llgal, .lazygal, .fgallery, .imageMagick, .tificc]
     /// Every gallery that has photos, or those named in `GALLERIES` (comma-separated), to look
     /// at one: `GALLERIES=llgal swift test --filter GeneratedGalleryTests`.
     static let all: [String] = {
@@ -75,17 +92,17 @@ enum GalleryFixtures {
         try await build.value.get()
     }
 
-    /// The site directory and ground truth of gallery `name`; fails the test with the reason when
-    /// the gallery could not be built (a generator missing: install it as `.ci/run` does).
+    /// The site directory and ground truth of gallery `name`. When a tool it needs is missing the
+    /// test is skipped with a note (failed under CI: `ExternalTool.require`); when the tools are
+    /// there and `build_galleries.py` still reports the gallery missing or failed, the test fails
+    /// with its reason.
     static func gallery(_ name: String) async throws -> (site: URL, truth: GalleryTruth) {
+        try ExternalTool.require(tools(name))
         let root = try await root()
         let status = try JSONDecoder().decode(
             [String: String].self, from: Data(contentsOf: root.appendingPathComponent("status.json")))
         guard let state = status[name] else { throw FixtureError("gallery \(name) was not built (status.json has no entry)") }
-        guard state == "ok" else {
-            let ci = ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false
-            throw FixtureError("gallery \(name): \(state)\(ci ? " (CI=true: .ci/run must install it)" : "")")
-        }
+        guard state == "ok" else { throw FixtureError("gallery \(name): \(state)") }
         let truth = try JSONDecoder().decode(
             GalleryTruth.self, from: Data(contentsOf: root.appendingPathComponent("truth/\(name).json")))
         return (root.appendingPathComponent("sites/\(name)"), truth)
@@ -98,7 +115,8 @@ enum GalleryFixtures {
                 hasher.update(data: Data(file.utf8))
                 hasher.update(data: try Data(contentsOf: scripts.appendingPathComponent(file)))
             }
-            let tools = ["sigal", "llgal", "lazygal", "fgallery"].map { "\($0)=\(which($0) ?? "-")" }.joined(separator: ",")
+            // Which tools were there is part of the key: installing one builds the galleries again.
+            let tools = everyTool.map { "\($0.name)=\($0.path ?? "-")" }.joined(separator: ",")
             hasher.update(data: Data(tools.utf8))
             let digest = hasher.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-mirror-galleries-\(digest)")
@@ -124,11 +142,6 @@ enum GalleryFixtures {
         } catch {
             return .failure(FixtureError("building the gallery fixtures failed: \(error)"))
         }
-    }
-
-    private static func which(_ tool: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     private static func runPython(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {

@@ -8,9 +8,10 @@ import Testing
 @Suite("Operating it: --metrics")
 struct MetricsTests {
     @Test(
-        "node_exporter's textfile collector serves a sync's metrics with the report's values; a failed run keeps the last success",
-        .enabled(if: ExternalTool.runs(.nodeExporter, .promtool), ExternalTool.note(.nodeExporter, .promtool)))
+        "node_exporter's textfile collector serves a sync's metrics with the report's values; a failed run keeps the last success"
+    )
     func throughNodeExporter() async throws {
+        try ExternalTool.require(.nodeExporter, .promtool)
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let textfiles = directory.url.appendingPathComponent("textfile")

@@ -189,7 +189,7 @@ struct FaultTests {
 
     @Test("the clock a day behind, then right, then a day ahead: nothing is downloaded again", arguments: ["-1d", "+1d"])
     func clockSkew(offset: String) async throws {
-        guard Tools.available("faketime", package: "faketime") else { return }
+        try ExternalTool.require(.faketime)
         try await afterFirstSync { _, _, output, directory in
             let skewed = try await Self.sync(
                 nil, output, in: directory, environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1"], via: ["faketime", "-f", offset])
@@ -207,7 +207,7 @@ struct FaultTests {
     @Test("a read-only mirror: one line, the mirror as it was; writable again, the next sync goes on")
     func readOnlyMirror() async throws {
         let mount = try Mounted()
-        guard try mount.tmpfs(size: "64m") else { return }
+        try mount.tmpfs(size: "64m")
         defer { mount.unmount() }
         let output = mount.point.appendingPathComponent("m")
         try await afterFirstSync(into: output) { server, _, output, directory in
@@ -232,7 +232,7 @@ struct FaultTests {
     @Test("disk full on a first run: one line, nothing published; with room again, the next run mirrors everything")
     func diskFullFirstRun() async throws {
         let mount = try Mounted()
-        guard try mount.tmpfs(size: "16m") else { return }
+        try mount.tmpfs(size: "16m")
         defer { mount.unmount() }
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -260,7 +260,7 @@ struct FaultTests {
     @Test("disk full during an update: pages and manifest.json byte for byte as before; with room again, everything arrives")
     func diskFullUpdate() async throws {
         let mount = try Mounted()
-        guard try mount.tmpfs(size: "16m") else { return }
+        try mount.tmpfs(size: "16m")
         defer { mount.unmount() }
         let output = mount.point.appendingPathComponent("m")
         try await afterFirstSync(into: output) { server, _, output, directory in
@@ -283,29 +283,6 @@ struct FaultTests {
             let again = try await Self.sync(nil, output, in: directory)
             #expect(again.status == 0, "\(again.stderr)")
             try await Self.expectWhole(output, images: 13, in: directory)
-        }
-    }
-}
-
-/// External programs the fault tests drive (`faketime`, `mount`).
-enum Tools {
-    /// True when `name` is on the PATH. When it is not, the test is skipped with a one-line note
-    /// naming the package to install, except under CI (`CI=true`), where `.ci/run` installs it
-    /// and its absence is a failure.
-    static func available(_ name: String, package: String) -> Bool {
-        let found = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
-        }
-        if !found { skipped("\(name) is not installed (apt-get install \(package))") }
-        return found
-    }
-
-    /// Notes a skipped test, or fails it under CI.
-    static func skipped(_ why: String) {
-        if ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record("CI must run this test: \(why)")
-        } else {
-            print("note: test skipped: \(why)")
         }
     }
 }
@@ -353,7 +330,7 @@ enum Command {
 }
 
 /// A size-limited tmpfs of the test's own, for a disk that fills up or turns read-only. Needs
-/// root (CI runs as root); elsewhere the test is skipped with a note.
+/// root (CI runs as root); elsewhere the test is skipped with a note (`ExternalTool.skip`).
 final class Mounted: Sendable {
     let point: URL
     private let directory: TemporaryDirectory
@@ -364,15 +341,13 @@ final class Mounted: Sendable {
         try FileManager.default.createDirectory(at: point, withIntermediateDirectories: true)
     }
 
-    /// Mounts a tmpfs of `size` (`mount -t tmpfs -o size=...`); false (after a note) when this
-    /// machine does not let the test mount one.
-    func tmpfs(size: String) throws -> Bool {
+    /// Mounts a tmpfs of `size` (`mount -t tmpfs -o size=...`); skips the test when this machine
+    /// does not let it mount one (and fails it under CI).
+    func tmpfs(size: String) throws {
         guard Command.succeeds(["mount", "-t", "tmpfs", "-o", "size=\(size),mode=0755", "tmpfs", point.path]) else {
-            Tools.skipped("cannot mount a tmpfs here (the test needs root and mount)")
             directory.cleanup()
-            return false
+            try ExternalTool.skip(because: "needs root, to mount a tmpfs (run it as root, as .ci/run does)")
         }
-        return true
     }
 
     /// `mount -o remount,<options>`.

@@ -8,9 +8,9 @@ import html
 import json
 import os
 
-from PIL import Image
-
 import make_photos
+
+Image = make_photos.Image  # Pillow's, or None without it (then only no-image is built)
 
 NAMES = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data", "no-image"]
 EMOJI_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 36 36"><circle cx="18" cy="18" r="18" fill="#fc3"/></svg>'

@@ -9,7 +9,10 @@ import json
 import os
 import sys
 
-from PIL import Image, ImageDraw
+try:
+    from PIL import Image, ImageDraw
+except ImportError:  # ALBUMS is read without Pillow (build_galleries.py then reports it missing)
+    Image = ImageDraw = None
 
 # (album path, album title, [(file stem, title or None, landscape?)])
 ALBUMS = [
