@@ -1,11 +1,36 @@
 /// The source could not be crawled: the start page could not be fetched or read. The run stops
 /// and the mirror is left as it was (exit 3).
 struct CrawlError: Error, Sendable, CustomStringConvertible {
+    /// The kind of a crawl failure (a struct over a code, as `StoreError.Code`).
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String {
+            case startFailed = "start-failed", startUnreadable = "start-unreadable", internalError = "internal"
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The start page could not be fetched (its `FetchFailure` reason is in the message).
+        static let startFailed = Code(.startFailed)
+        /// The start document was fetched but is not a page, feed or listing.
+        static let startUnreadable = Code(.startUnreadable)
+        /// The crawl itself went wrong (a bug, not the source): the message says what.
+        static let internalError = Code(.internalError)
+
+        /// The kebab-case name of the code.
+        var description: String { base.rawValue }
+    }
+
+    /// What kind of failure it is.
+    let code: Code
     /// One line: what happened, to which URL, and what to try.
     let message: String
 
-    /// An error with this one-line `message`.
-    init(message: String) { self.message = message }
+    /// An error of `code` with this one-line `message`.
+    init(_ code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
 
     var description: String { message }
 
@@ -15,13 +40,14 @@ struct CrawlError: Error, Sendable, CustomStringConvertible {
     static func startFailed(_ source: CanonicalURL, _ failure: FetchFailure) -> CrawlError {
         let advice = Self.advice(for: failure).map { " (\($0))" } ?? ""
         return CrawlError(
-            message: "cannot crawl \(source): \(failure.detail) (\(failure.reason)); the mirror was left as it was\(advice)")
+            .startFailed, message: "cannot crawl \(source): \(failure.detail) (\(failure.reason)); the mirror was left as it was\(advice)")
     }
 
     /// The start document was fetched but cannot be read as a page, feed or listing;
     /// `problem` says so and names its URL.
     static func startUnreadable(_ problem: String) -> CrawlError {
         CrawlError(
+            .startUnreadable,
             message:
                 "\(problem); the mirror was left as it was (check that the URL is the gallery's start page, feed or JSON listing)"
         )

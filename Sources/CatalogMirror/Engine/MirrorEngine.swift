@@ -22,12 +22,6 @@ public struct MirrorEngine: Sendable {
         self.progress = progress
     }
 
-    private enum Completion: Sendable {
-        case crawl(Result<CrawlSummary, CrawlError>)
-        case download(CanonicalURL, ImageLoader.Outcome)
-        case streamEnded
-    }
-
     /// Runs the sync once: takes the mirror's lock, crawls, validates, loads and publishes.
     ///
     /// - Returns: the report; its `exitStatus` is 1 when some image or page failed.
@@ -177,8 +171,10 @@ public struct MirrorEngine: Sendable {
         if !dryRun, newImagesFolder, await storage.previousManifest == nil { await storage.publishOnStage() }
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
-        let collected = await collect(
-            crawler: crawler, start: start, chain: consume chain, loader: loader, storage: storage, window: window)
+        let collector = Collector(
+            configuration: configuration, progress: progress, chain: chain, loader: loader, storage: storage, window: window,
+            revalidatesInBatches: pipelined && window > configuration.fetch.concurrency)
+        let collected = await collector.run(crawler: crawler, start: start)
         await loader.finishStreams()
         let fetchedAt = Date()
         // What this run downloaded goes to the disk while the plan is made: the flush before
@@ -194,11 +190,12 @@ public struct MirrorEngine: Sendable {
 
         var catalog: [CatalogEntry]
         var summary: CrawlSummary
+        var groups: PhotoGroups?
         switch consume collected {
         case .failure(let error):
             return .failure(Stop(error: error, removesCreated: true))
         case .success(let result):
-            (catalog, summary) = result
+            (catalog, summary, groups) = (result.catalog, result.summary, result.groups)
         }
         // What the store found broken and mended (a damaged index or manifest, files gone
         // from images/) is said first.
@@ -213,7 +210,7 @@ public struct MirrorEngine: Sendable {
         let plan: PublishPlan
         do {
             plan = try await PublishPlan(
-                entries: catalog, previous: previous,
+                entries: catalog, groups: groups, previous: previous,
                 records: { keys async throws(StoreError) in try await storage.records(keys) }, stored: { stored[$0] },
                 summary: summary)
         } catch {
@@ -231,6 +228,7 @@ public struct MirrorEngine: Sendable {
         // previous manifest were 35 MB of the heap while publishing).
         let keyCount = catalog.count
         catalog = []
+        groups = nil
         previous = nil
         FreeMemory.release()
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
@@ -334,191 +332,10 @@ public struct MirrorEngine: Sendable {
         return report
     }
 
-    /// Crawls, validates and loads; returns the catalog: an entry for every key seen.
-    private func collect(
-        crawler: Crawler, start: Handoff<FetchedDocument>, chain: any ValidationHandler, loader: ImageLoader,
-        storage: DiskStorage,
-        window: Int
-    ) async -> Result<([CatalogEntry], CrawlSummary), MirrorError> {
-        let batches = DiscoveryBatches()
-        let concurrency = window
-        let progress = self.progress
-        return await withTaskGroup(of: Completion.self) { group in
-            group.addTask {
-                defer { batches.finish() }
-                guard let start = start.take() else {
-                    return .crawl(.failure(CrawlError(message: "the start page was read twice")))
-                }
-                do {
-                    let summary = try await crawler.crawl(start: start, into: batches)
-                    return .crawl(.success(summary))
-                } catch let error as CrawlError {
-                    return .crawl(.failure(error))
-                } catch {
-                    return .crawl(.failure(CrawlError(message: "\(error)")))
-                }
-            }
-            group.addTask {
-                for await count in loader.memoryHits { progress.update { $0.memoryHits = count } }
-                return .streamEnded
-            }
-            group.addTask {
-                for await count in storage.diskHits { progress.update { $0.diskHits = count } }
-                return .streamEnded
-            }
-            group.addTask {
-                for await totals in loader.downloads {
-                    progress.update {
-                        $0.downloaded = totals.count
-                        $0.bytes = totals.bytes
-                    }
-                }
-                return .streamEnded
-            }
-
-            // By the key's text: a `CanonicalURL` is 48 bytes, and this table's empty slots are
-            // that large too (7 MB at 50,000 keys).
-            var catalog: [String: CatalogEntry] = [:]
-            var summary: CrawlSummary?
-            var failure: MirrorError?
-            var inFlight = 0
-
-            func settle(_ completion: Completion) {
-                switch completion {
-                case .crawl(.success(let result)):
-                    summary = result
-                    progress.update { $0.crawlFinishedAt = Date() }
-                case .crawl(.failure(let error)):
-                    failure = failure ?? (Task.isCancelled ? .cancelled : .sourceUnavailable(error.message))
-                    group.cancelAll()
-                case .download(let key, let outcome):
-                    inFlight -= 1
-                    configuration.logger.outcome(outcome, for: key)
-                    catalog[key.string]?.outcome = CatalogEntry.Outcome(outcome)
-                    switch outcome {
-                    case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy:
-                        progress.update { $0.failed += 1 }
-                    case .failed:
-                        progress.update {
-                            $0.accepted -= 1
-                            $0.rejected += 1
-                        }
-                    case .storeFailed(let message):
-                        failure = failure ?? .storage(message)
-                        group.cancelAll()
-                    case .stored, .probed:
-                        break
-                    }
-                case .streamEnded:
-                    break
-                }
-            }
-
-            func download(_ entry: CatalogEntry, stored: ImageRequest.Lookup = .unknown) async {
-                while inFlight >= concurrency, let completion = await group.next() { settle(completion) }
-                inFlight += 1
-                entry.isSentToLoader = true
-                var request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
-                request.stored = stored
-                group.addTask { .download(request.key, await loader.load(request)) }
-            }
-
-            // With --variants largest, which rendition of a photo is the largest is known only
-            // when every page has been read: downloads wait for the end of the crawl.
-            let deferDownloads = configuration.crawl.variants == .largest
-            // Images marked as decoration, or found to be decoration by the last run, wait for
-            // the end of the crawl too: only then is it known whether they are (and a
-            // decoration is never requested again).
-            let previousDecorations = Set(
-                (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
-            var suspects: [CatalogEntry] = []
-            for await batch in batches {
-                // The keys of the batch to load now, looked up in the store with one query.
-                var ready: [CatalogEntry] = []
-                for discovery in batch {
-                    if failure != nil || Task.isCancelled { break }
-                    let reference = discovery.reference
-                    let candidate = Candidate(
-                        key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
-                    let verdict = await chain.handle(candidate)
-                    // The chain's duplicate rule is the one place a repeated key is recognised
-                    // (`ValidationChain.make` asks it first): a repeat adds what this sighting says,
-                    // and an accepted key's repeat is answered by the loader's memory.
-                    if verdict == .duplicate, let entry = catalog[discovery.key.string] {
-                        entry.merge(reference)
-                        entry.see(discovery)
-                        if entry.verdict == .accepted, entry.isSentToLoader || ready.contains(where: { $0 === entry }) {
-                            // Not settled yet (sent, or sent with this batch): the repeat joins
-                            // the load, whether or not its task has reached the loader.
-                            await loader.answerFromMemory(entry.key, loading: entry.outcome == nil)
-                        }
-                        continue
-                    }
-                    let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
-                    entry.see(discovery)
-                    catalog[discovery.key.string] = entry
-                    configuration.logger.verdict(verdict, for: discovery.key)
-                    progress.update {
-                        $0.keysFound += 1
-                        if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
-                    }
-                    guard verdict == .accepted, !deferDownloads else { continue }
-                    if reference.isDecoration || previousDecorations.contains(discovery.key) {
-                        suspects.append(entry)
-                        continue
-                    }
-                    ready.append(entry)
-                }
-                guard !ready.isEmpty, failure == nil, !Task.isCancelled else { continue }
-                let stored = await storage.lookup(ready.map(\.key))
-                for (entry, stored) in zip(ready, stored) {
-                    await download(entry, stored: stored)
-                }
-            }
-            if deferDownloads || !suspects.isEmpty, failure == nil, !Task.isCancelled {
-                while summary == nil, failure == nil, let completion = await group.next() { settle(completion) }
-                if let summary, failure == nil {
-                    let decorations = PhotoGroups(entries: catalog.values, summary: summary).decorations
-                    // Only what has not been requested: a decoration already fetched is left out
-                    // when the plan is made.
-                    let unrequested = deferDownloads ? Array(catalog.values) : suspects
-                    for entry in unrequested where decorations.contains(entry.key) && entry.verdict == .accepted {
-                        entry.verdict = .rejected(.decoration)
-                        configuration.logger.reconsidered(entry.verdict, for: entry.key)
-                        progress.update {
-                            $0.accepted -= 1
-                            $0.rejected += 1
-                        }
-                    }
-                    let waiting =
-                        deferDownloads
-                        ? Self.largestRenditions(
-                            entries: catalog.values, summary: summary, progress: progress, logger: configuration.logger)
-                        : suspects.filter { $0.verdict == .accepted }
-                    for entry in waiting { await download(entry) }
-                }
-            }
-            // The crawl is over; wait for the downloads, then let the counter streams end.
-            while summary == nil || inFlight > 0, failure == nil || inFlight > 0, let completion = await group.next() {
-                settle(completion)
-            }
-            await loader.finishStreams()
-            await storage.finishStreams()
-            while let completion = await group.next() { settle(completion) }
-
-            if Task.isCancelled && failure == nil { failure = .cancelled }
-            if let failure { return .failure(failure) }
-            return .success((Array(catalog.values), summary ?? CrawlSummary()))
-        }
-    }
-
     /// With `--variants largest`: the accepted rendition of each photo the source shows largest
     /// (by what the documents say, then the declared length, then the key); every other accepted
     /// rendition is rejected as `smaller-rendition`.
-    static func largestRenditions(
-        entries: some Sequence<CatalogEntry>, summary: CrawlSummary, progress: ProgressBoard, logger: Logger
-    ) -> [CatalogEntry] {
-        let groups = PhotoGroups(entries: entries, summary: summary)
+    static func largestRenditions(of groups: PhotoGroups, progress: ProgressBoard, logger: Logger) -> [CatalogEntry] {
         var chosen: [CatalogEntry] = []
         for photo in groups.photos {
             let accepted = photo.entries.filter { $0.verdict == .accepted }

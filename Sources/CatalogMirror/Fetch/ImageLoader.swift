@@ -134,6 +134,96 @@ public actor ImageLoader {
         return outcome
     }
 
+    /// Revalidates `requests` as one batch: keys the store holds with validators (the engine
+    /// looked them up with one query: `ImageRequest.stored`), asked of the source together
+    /// (`ImageSource.revalidate`), their 304s confirmed with one call to the store. One actor
+    /// turn records them all in flight, one records them all done; a key already in memory is
+    /// answered from it as `load` would. Returns each key's outcome, in no particular order.
+    public func revalidate(_ requests: [ImageRequest]) async -> [(key: CanonicalURL, outcome: Outcome)] {
+        var fresh: [ImageRequest] = []
+        var known: [ImageRequest] = []
+        for request in requests {
+            if entries[request.key] != nil {
+                known.append(request)
+            } else {
+                // Recorded before the first await below: a concurrent caller joins this load.
+                entries[request.key] = .inProgress(waiting: [])
+                fresh.append(request)
+            }
+        }
+        var results: [(key: CanonicalURL, outcome: Outcome)] = []
+        results.reserveCapacity(requests.count)
+        for (key, outcome, downloaded) in await Self.revalidate(fresh, storage: storage, source: source, now: now) {
+            if let downloaded {
+                downloadTotals.update {
+                    $0.count += 1
+                    $0.bytes += downloaded
+                }
+            }
+            if case .inProgress(let waiting) = entries[key] {
+                for continuation in waiting { continuation.resume(returning: outcome) }
+            }
+            entries[key] = .completed(outcome)
+            completionOrder.append(key)
+            results.append((key, outcome))
+        }
+        evictIfNeeded()
+        for request in known { results.append((request.key, await load(request))) }
+        return results
+    }
+
+    /// The outcomes of a revalidation batch, and the bytes downloaded for each key that was a download.
+    private static func revalidate(
+        _ requests: [ImageRequest], storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date
+    ) async -> [(CanonicalURL, Outcome, Int64?)] {
+        guard !requests.isEmpty else { return [] }
+        let asked = requests.map { request in
+            var request = request
+            if case .stored(let stored) = request.stored {
+                let validators = Validators(etag: stored.etag, lastModified: stored.lastModified)
+                request.validators = validators.isEmpty ? nil : validators
+            }
+            return request
+        }
+        let answers = await source.revalidate(asked, into: storage.downloadDirectory)
+        let at = Timestamp.truncated(now())
+        var results: [(CanonicalURL, Outcome, Int64?)] = []
+        results.reserveCapacity(asked.count)
+        var unchanged: [(key: CanonicalURL, validators: Validators)] = []
+        for (request, answer) in zip(asked, answers) {
+            switch answer {
+            case .failure(let failure):
+                results.append((request.key, failure.isLocalWrite ? .storeFailed(failure.detail) : .failed(failure), nil))
+            case .success(.notModified(let validators)):
+                unchanged.append((request.key, validators))
+            case .success(.probed):
+                results.append((request.key, .probed, nil))
+            case .success(.file(let file)):
+                do {
+                    let stored = try await storage.stage(file, for: request, at: at)
+                    let sameBytes = { if case .stored(let old) = request.stored { old.sha256 == stored.sha256 } else { false } }()
+                    results.append((request.key, .stored(stored, from: sameBytes ? .disk : .network), file.byteCount))
+                } catch {
+                    try? FileManager.default.removeItem(atPath: file.temporaryPath)
+                    results.append((request.key, .storeFailed(error.message), nil))
+                }
+            }
+        }
+        guard !unchanged.isEmpty else { return results }
+        switch await storage.confirm(unchanged, at: at) {
+        case .success(let confirmed):
+            for ((key, _), stored) in zip(unchanged, confirmed) {
+                let outcome: Outcome =
+                    stored.map { .stored($0, from: .disk) }
+                    ?? .failed(FetchFailure(.networkError, "\(key) answered 304 to an unconditional request"))
+                results.append((key, outcome, nil))
+            }
+        case .failure(let error):
+            for (key, _) in unchanged { results.append((key, .storeFailed(error.message), nil)) }
+        }
+        return results
+    }
+
     /// Answers a repeated request for `key` from memory, without waiting: true (a memory hit)
     /// when a load of it is under way or its outcome is still held. The engine asks this for a
     /// key the validator chain found to be a duplicate of one already sent here; false means

@@ -103,6 +103,24 @@ public protocol ImageSource: Sendable {
     /// copy current; or says why not. Never leaves a partial file behind. (A path, not a `URL`:
     /// reading a `URL`'s path back for every image was a measurable part of a resync.)
     func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure>
+
+    /// Downloads each of `requests` as `download` would, in the same order: for a batch of
+    /// conditional requests (a resync's revalidation), which a source may send together.
+    func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>]
+}
+
+extension ImageSource {
+    /// Each request on its own, all at once.
+    public func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
+        await withTaskGroup(of: (Int, Result<Download, FetchFailure>).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { (index, await download(request, into: directory)) }
+            }
+            var results = [Result<Download, FetchFailure>?](repeating: nil, count: requests.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0 ?? .failure(FetchFailure(.networkError, "not asked")) }
+        }
+    }
 }
 
 /// Downloads over HTTP: streamed to a temporary file while hashing, `--max-size` enforced from
@@ -117,20 +135,64 @@ struct HTTPImageSource: ImageSource {
     var slots: TransferSlots? = nil
 
     func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
-        let headers =
-            [
-                ("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.5"),
-                // Images are already compressed; identity keeps Content-Length comparable to the body.
-                ("Accept-Encoding", "identity"),
-            ] + (request.validators?.conditionalHeaders ?? [])
-        var earlier: HTTPSession.Attempt?
-        switch await pipelined(request, headers: headers, into: directory) {
+        let headers = Self.headers(request)
+        switch await pipelined(request, into: directory) {
         case .answered(let result): return result
-        case .retry(let attempt): earlier = attempt
-        case .fallback: break
+        case .retry(let attempt): return await fullInSlot(request, headers: headers, after: attempt, into: directory)
+        case .fallback: return await fullInSlot(request, headers: headers, after: nil, into: directory)
         }
+    }
+
+    /// A batch of revalidations: those the pipelined client can carry go together
+    /// (`PipelinedClient.get(batch:)`); whatever it does not settle (a redirect, a status to
+    /// retry, a lost connection), and every request it cannot carry, goes through the full
+    /// client on its own, as `download` would send it.
+    func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
+        var results = [Result<Download, FetchFailure>?](repeating: nil, count: requests.count)
+        var pending: [(index: Int, after: HTTPSession.Attempt?)] = []
+        var carried: [Int] = []
+        if let client = session.clients.pipelined {
+            for (index, request) in requests.enumerated() {
+                if await isPipelined(request.key) { carried.append(index) } else { pending.append((index, nil)) }
+            }
+            let answers = await client.get(batch: carried.map { (requests[$0].key, requestFields(requests[$0])) })
+            for (index, answer) in zip(carried, answers) {
+                switch decide(answer, for: requests[index], into: directory) {
+                case .answered(let result): results[index] = result
+                case .retry(let attempt): pending.append((index, attempt))
+                case .fallback: pending.append((index, nil))
+                }
+            }
+        } else {
+            pending = requests.indices.map { ($0, nil) }
+        }
+        await withTaskGroup(of: (Int, Result<Download, FetchFailure>).self) { group in
+            for (index, attempt) in pending {
+                let request = requests[index]
+                group.addTask {
+                    (index, await fullInSlot(request, headers: Self.headers(request), after: attempt, into: directory))
+                }
+            }
+            for await (index, result) in group { results[index] = result }
+        }
+        return results.map { $0 ?? .failure(FetchFailure(.networkError, "not asked")) }
+    }
+
+    /// The headers of an image GET (conditional with the request's validators).
+    private static func headers(_ request: ImageRequest) -> [(String, String)] {
+        [
+            ("Accept", "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.5"),
+            // Images are already compressed; identity keeps Content-Length comparable to the body.
+            ("Accept-Encoding", "identity"),
+        ] + (request.validators?.conditionalHeaders ?? [])
+    }
+
+    /// Through async-http-client, in one of the `--concurrency` transfer slots when there are slots.
+    private func fullInSlot(
+        _ request: ImageRequest, headers: [(String, String)], after earlier: HTTPSession.Attempt?, into directory: String
+    ) async -> Result<Download, FetchFailure> {
         if let slots {
-            return await slots.withSlot { [earlier] in await full(request, headers: headers, after: earlier, into: directory) }
+            return await slots.withSlot { await full(request, headers: headers, after: earlier, into: directory) }
         }
         return await full(request, headers: headers, after: earlier, into: directory)
     }
@@ -188,17 +250,33 @@ struct HTTPImageSource: ImageSource {
     }
 
     /// The plain cases through the pipelined client, decided as the full client decides them.
-    private func pipelined(
-        _ request: ImageRequest, headers: [(String, String)], into directory: String
-    ) async -> PipelinedOutcome {
+    private func pipelined(_ request: ImageRequest, into directory: String) async -> PipelinedOutcome {
+        guard let client = session.clients.pipelined, await isPipelined(request.key) else { return .fallback }
+        let answer = await client.get(request.key, headers: requestFields(request), conditional: request.validators != nil)
+        return decide(answer, for: request, into: directory)
+    }
+
+    /// Whether a GET of `key` may go through the pipelined client: plain HTTP, no proxy, and
+    /// nothing that paces requests (`--rate`, a `Crawl-delay`).
+    private func isPipelined(_ key: CanonicalURL) async -> Bool {
+        guard key.scheme == "http", session.configuration.rate == nil, session.clients.routes.proxy(for: key) == nil,
+            session.clients.pipelined != nil
+        else { return false }
+        return await session.crawlDelay(key) == nil
+    }
+
+    /// The request's header fields for the pipelined client, Host included.
+    private func requestFields(_ request: ImageRequest) -> HTTPHeaders {
         let key = request.key
-        guard let client = session.clients.pipelined, key.scheme == "http", session.configuration.rate == nil,
-            session.clients.routes.proxy(for: key) == nil, await session.crawlDelay(key) == nil
-        else { return .fallback }
         var fields = HTTPHeaders()
         fields.add(name: "Host", value: key.port.map { "\(key.host):\($0)" } ?? key.host)
-        for (name, value) in session.requestHeaders(for: key, headers) { fields.add(name: name, value: value) }
-        let answer = await client.get(key, headers: fields, conditional: request.validators != nil)
+        for (name, value) in session.requestHeaders(for: key, Self.headers(request)) { fields.add(name: name, value: value) }
+        return fields
+    }
+
+    /// What the pipelined client's answer to `request` means, as the full client would decide it.
+    private func decide(_ answer: PipelinedClient.Answer, for request: ImageRequest, into directory: String) -> PipelinedOutcome {
+        let key = request.key
         let head: HTTPResponseHead
         let parts: [ByteBuffer]
         switch answer {

@@ -25,7 +25,8 @@ struct PipelinedRequest: Sendable {
     var reply: PipelinedReply
 }
 
-/// Where one request's response goes: the waiting task, resumed straight from the event loop.
+/// Where one request's response goes: the waiting task, resumed straight from the event loop,
+/// or its place in a batch whose task is resumed once the batch's last response is in.
 ///
 /// Why not an `EventLoopPromise`: a task awaiting a future's `get()` registers its callback from
 /// off the event loop, which NIO does by scheduling a task on the loop (a lock and an `eventfd`
@@ -33,24 +34,90 @@ struct PipelinedRequest: Sendable {
 /// answer wins, as with a promise: a request may be answered by a failed write and by the
 /// connection's end, and a continuation must be resumed exactly once.
 final class PipelinedReply: Sendable {
-    private let continuation: Mutex<CheckedContinuation<PipelinedResponse, Never>?>
+    private enum Target {
+        case task(CheckedContinuation<PipelinedResponse, Never>)
+        case batch(PipelinedBatch, index: Int)
+    }
 
+    private let target: Mutex<Target?>
+
+    /// A reply that resumes `continuation`.
     init(_ continuation: CheckedContinuation<PipelinedResponse, Never>) {
-        self.continuation = Mutex(continuation)
+        target = Mutex(.task(continuation))
+    }
+
+    /// A reply that fills place `index` of `batch`.
+    init(batch: PipelinedBatch, index: Int) {
+        target = Mutex(.batch(batch, index: index))
     }
 
     func succeed(_ response: PipelinedResponse) {
-        let waiting = continuation.withLock { slot in
+        let waiting = target.withLock { slot in
             defer { slot = nil }
             return slot
         }
-        waiting?.resume(returning: response)
+        switch waiting {
+        case .task(let continuation): continuation.resume(returning: response)
+        case .batch(let batch, let index): batch.deliver(response, at: index)
+        case nil: break
+        }
     }
 
     /// A request dropped unanswered (by a path that forgot it) is answered as cut off, so its
     /// task asks again through the full client instead of waiting for ever.
     deinit {
         succeed(.unanswered(abrupt: false))
+    }
+}
+
+/// The responses to a batch of pipelined requests, in the order asked, handed to one waiting
+/// task when the last one is in: one resumption (and one thread woken) for the batch instead of
+/// one per request, which was most of what a revalidated image cost beyond its bytes on the wire.
+final class PipelinedBatch: Sendable {
+    private struct State {
+        var responses: [PipelinedResponse?]
+        var remaining: Int
+        var waiting: CheckedContinuation<[PipelinedResponse], Never>?
+    }
+
+    private let state: Mutex<State>
+    /// Called with each response as it is delivered (once a place), before the batch is whole:
+    /// the client frees the request's slot there, or a batch larger than its slots would wait
+    /// for slots it holds itself.
+    private let onEach: (@Sendable (Int, PipelinedResponse) -> Void)?
+
+    /// A batch of `count` requests, none answered yet; `onEach` sees each response as it comes.
+    init(count: Int, onEach: (@Sendable (Int, PipelinedResponse) -> Void)? = nil) {
+        state = Mutex(State(responses: Array(repeating: nil, count: count), remaining: count))
+        self.onEach = onEach
+    }
+
+    /// Records the response at `index` (a second one for a place is ignored); the last one
+    /// resumes the waiting task.
+    func deliver(_ response: PipelinedResponse, at index: Int) {
+        let (first, finished) = state.withLock {
+            state -> (Bool, (CheckedContinuation<[PipelinedResponse], Never>, [PipelinedResponse])?) in
+            guard state.responses[index] == nil else { return (false, nil) }
+            state.responses[index] = response
+            state.remaining -= 1
+            guard state.remaining == 0, let waiting = state.waiting else { return (true, nil) }
+            state.waiting = nil
+            return (true, (waiting, state.responses.map { $0 ?? .unanswered(abrupt: false) }))
+        }
+        if first { onEach?(index, response) }
+        if let (waiting, responses) = finished { waiting.resume(returning: responses) }
+    }
+
+    /// Every response, once all are in (at once when they already are).
+    func responses() async -> [PipelinedResponse] {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> [PipelinedResponse]? in
+                guard state.remaining > 0 else { return state.responses.map { $0 ?? .unanswered(abrupt: false) } }
+                state.waiting = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
 

@@ -152,6 +152,97 @@ final class PipelinedClient: Sendable {
         return .fallback
     }
 
+    /// Sends a GET for each of `requests` (http URLs, each with its headers, Host included) and
+    /// returns their answers in the same order, all at once: the requests are queued on the
+    /// origins' connections together (each connection writes its share in one event-loop task,
+    /// one flush), and the calling task is resumed once, when the last response is in.
+    ///
+    /// For a revalidation batch, whose requests are conditional: a request that is not answered
+    /// here (its connection lost, an unusual response) is `.fallback`, for the caller to ask
+    /// through the full client; nothing is retried here.
+    func get(batch requests: [(url: CanonicalURL, headers: HTTPHeaders)]) async -> [Answer] {
+        var answers = [Answer](repeating: .fallback, count: requests.count)
+        guard !requests.isEmpty else { return answers }
+        // Each request is sent as soon as it has a slot, and its slot is freed as its response
+        // comes in: a batch larger than the slots free waits for its own first answers.
+        let leases = BatchLeases(count: requests.count)
+        let batch = PipelinedBatch(count: requests.count) { [weak self] index, response in
+            guard let (origin, lease) = leases.slots.withLock({ slots in slots[index].take() }) else { return }
+            self?.release(origin: origin, lease: lease, after: response)
+        }
+        let channels = OpenChannels()
+        let sentAt = ContinuousClock.now
+        let responses = await withTaskCancellationHandler {
+            for (index, request) in requests.enumerated() {
+                let url = request.url
+                let host = url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host
+                let port = url.port ?? 80
+                let origin = "\(host):\(port)"
+                guard !Task.isCancelled, let lease = await lease(origin: origin, host: host, port: port) else {
+                    batch.deliver(.unanswered(abrupt: false), at: index)
+                    continue
+                }
+                let channel: any Channel
+                if let open = lease.open {
+                    channel = open
+                } else {
+                    do {
+                        channel = try await lease.channel.get()
+                    } catch {
+                        release(origin: origin, lease: lease, keepAlive: false, dead: true)
+                        batch.deliver(.unanswered(abrupt: false), at: index)
+                        continue
+                    }
+                }
+                leases.slots.withLock { $0[index] = (origin, lease) }
+                channels.add(channel)
+                let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.pathAndQuery, headers: request.headers)
+                lease.writes.send(PipelinedRequest(head: head, reply: PipelinedReply(batch: batch, index: index)), on: channel)
+            }
+            return await batch.responses()
+        } onCancel: {
+            // A stopping run does not wait for a slow server: closing answers every request.
+            channels.closeAll()
+        }
+        let elapsed = HTTPSession.seconds(sentAt.duration(to: .now))
+        for (index, response) in responses.enumerated() {
+            let url = requests[index].url
+            switch response {
+            case .complete(let head, let body):
+                logger.debug("GET \(url) \(head.status.code) \(elapsed)")
+                answers[index] = .response(head, body)
+            case .timedOut(let stalled):
+                answers[index] = .timedOut(stalled: stalled)
+            case .unusual(let status, _):
+                logger.debug("GET \(url) \(status.code) \(elapsed)")
+            case .unanswered:
+                break
+            }
+        }
+        return answers
+    }
+
+    /// Frees the slot `lease` held for a request of a batch, as its `response` says: a complete
+    /// keep-alive response proves the connection; anything else ends it.
+    private func release(origin: String, lease: Lease, after response: PipelinedResponse) {
+        switch response {
+        case .complete(let head, _):
+            release(origin: origin, lease: lease, keepAlive: head.isKeepAlive, dead: !head.isKeepAlive)
+        case .timedOut:
+            release(origin: origin, lease: lease, keepAlive: false, dead: true)
+        case .unusual(_, let tooLarge):
+            release(origin: origin, lease: lease, keepAlive: false, dead: tooLarge, oversized: tooLarge)
+        case .unanswered(let abrupt):
+            release(origin: origin, lease: lease, keepAlive: false, dead: true, abrupt: abrupt)
+        }
+    }
+
+    /// The slots a batch's requests hold, by place in the batch, until each one's response frees it.
+    private final class BatchLeases: Sendable {
+        let slots: Mutex<[(origin: String, lease: Lease)?]>
+        init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+    }
+
     /// A slot on a connection to `origin`: the least busy one with room, a new one while there
     /// are fewer than `limits.connections`, or the next to free up. Nil once shut down.
     private func lease(origin: String, host: String, port: Int) async -> Lease? {
@@ -292,6 +383,35 @@ final class PipelinedClient: Sendable {
         for channel in channels {
             if let open = try? await channel.get() { try? await open.close() }
         }
+    }
+}
+
+/// The channels a batch has sent requests on, for closing them all when its task is cancelled.
+private final class OpenChannels: Sendable {
+    private struct State {
+        var channels: [any Channel] = []
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Adds `channel`; once `closeAll()` has run (the batch's task was cancelled while it waited
+    /// for this connection), closes it at once instead.
+    func add(_ channel: any Channel) {
+        let closed = state.withLock { state in
+            if !state.closed { state.channels.append(channel) }
+            return state.closed
+        }
+        if closed { channel.close(promise: nil) }
+    }
+
+    func closeAll() {
+        let channels = state.withLock { state in
+            state.closed = true
+            defer { state.channels = [] }
+            return state.channels
+        }
+        for channel in channels { channel.close(promise: nil) }
     }
 }
 

@@ -59,7 +59,7 @@ public enum FeedScanner {
         let fed = bytes.withUnsafeBytes { raw in Result { () throws(MarkupError) in try parser.feed(raw) } }
         var images = try fed.get()
         images += try parser.finish()
-        guard let kind = parser.kind else { throw MarkupError(message: "no root element") }
+        guard let kind = parser.kind else { throw MarkupError(.notADocument, "no root element") }
         return Scan(kind: kind, images: images, sitemaps: parser.sitemaps, warnings: parser.warnings)
     }
 

@@ -44,7 +44,7 @@ final class FeedStreamParser {
     /// nothing an event does calls back into this parser (the HTML a feed item carries is read
     /// by another libxml2 parser), so no access to it can overlap another.
     @exclusivity(unchecked) private var events: Events
-    private var failure: String?
+    private var failure: MarkupError?
     private var entities: [String] = []
     private var firstError: String?
     private var errorCount = 0
@@ -87,7 +87,7 @@ final class FeedStreamParser {
         } else {
             push(bytes)
         }
-        if let failure { throw MarkupError(message: failure) }
+        if let failure { throw failure }
         return events.takeReady()
     }
 
@@ -95,15 +95,15 @@ final class FeedStreamParser {
     /// included). Throws when the document was empty or not a feed.
     func finish() throws(MarkupError) -> [ImageReference] {
         if context == nil {
-            guard !pending.isEmpty else { throw MarkupError(message: "empty document") }
+            guard !pending.isEmpty else { throw MarkupError(.notADocument, "empty document") }
             start()
             pending.withUnsafeBytes { push($0) }
             pending = []
         }
         if failure == nil, let context { xmlParseChunk(context, nil, 0, 1) }
-        if let failure { throw MarkupError(message: failure) }
+        if let failure { throw failure }
         guard kind != nil else {
-            throw MarkupError(message: firstError.map { "not XML (\($0))" } ?? "no root element")
+            throw MarkupError(.notADocument, firstError.map { "not XML (\($0))" } ?? "no root element")
         }
         events.finishOpenItem()
         return events.takeReady()
@@ -115,7 +115,9 @@ final class FeedStreamParser {
         handler.initialized = XML_SAX2_MAGIC
         handler.startElementNs = { context, localName, prefix, uri, _, _, count, _, attributes in
             guard let parser = FeedStreamParser.from(context) else { return }
-            if let refusal = parser.events.open(localName, prefix, uri, count, attributes) { parser.stop(refusal) }
+            if let refusal = parser.events.open(localName, prefix, uri, count, attributes) {
+                parser.stop(MarkupError(.notAFeed, refusal))
+            }
         }
         handler.endElementNs = { context, _, _, _ in FeedStreamParser.from(context)?.events.close() }
         handler.characters = { context, text, length in FeedStreamParser.from(context)?.events.append(text, length) }
@@ -126,7 +128,7 @@ final class FeedStreamParser {
         let me = Unmanaged.passUnretained(self).toOpaque()
         // No first chunk: libxml2 detects the encoding from the first bytes pushed, unless one is forced.
         guard let created = xmlCreatePushParserCtxt(&handler, me, nil, 0, url) else {
-            failure = "out of memory"
+            failure = MarkupError(.resources, "out of memory")
             return
         }
         context = created
@@ -155,8 +157,8 @@ final class FeedStreamParser {
         context.map { Unmanaged<FeedStreamParser>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    private func stop(_ message: String) {
-        if failure == nil { failure = message }
+    private func stop(_ error: MarkupError) {
+        if failure == nil { failure = error }
         if let context { xmlStopParser(context) }
     }
 

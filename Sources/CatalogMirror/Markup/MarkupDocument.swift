@@ -1,9 +1,41 @@
 import CLibXML
 
-/// Why a document could not be parsed.
+/// Why a document could not be parsed: what kind of failure (`code`) and one line saying it.
 public struct MarkupError: Error, Sendable, CustomStringConvertible {
+    /// The kind of a parse failure (a struct over a code, as `StoreError.Code`, so codes can be
+    /// added without breaking a caller's `switch`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String {
+            case resources, notADocument = "not-a-document", notAFeed = "not-a-feed"
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// libxml2 could not allocate its parser.
+        public static let resources = Code(.resources)
+        /// The bytes are not a document of the kind read: empty, no root element, not XML, not
+        /// parseable as HTML.
+        public static let notADocument = Code(.notADocument)
+        /// A well-formed document whose root is not RSS, Atom or a sitemap, where a feed was
+        /// expected.
+        public static let notAFeed = Code(.notAFeed)
+
+        /// The kebab-case name of the code.
+        public var description: String { base.rawValue }
+    }
+
+    /// What kind of failure it is.
+    public let code: Code
     /// What went wrong, in one line (libxml2's own message when it gave one).
     public let message: String
+
+    /// An error of `code` with this one-line `message`.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
     public var description: String { message }
 }
 
@@ -26,7 +58,7 @@ final class MarkupDocument {
     /// are first rewritten as the HTML Standard reads them (`CharacterReferences`).
     static func html(_ bytes: [UInt8], url: String, encoding: String?) throws(MarkupError) -> MarkupDocument {
         LibXML.ensureInitialized()
-        guard let context = htmlNewParserCtxt() else { throw MarkupError(message: "out of memory") }
+        guard let context = htmlNewParserCtxt() else { throw MarkupError(.resources, "out of memory") }
         defer { htmlFreeParserCtxt(context) }
         let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }
         var input = bytes
@@ -43,7 +75,7 @@ final class MarkupDocument {
                     context, chars.baseAddress, Int32(clamping: chars.count), url, knownEncoding, LibXML.htmlOptions)
             }
         }
-        guard let document else { throw MarkupError(message: lastError(context) ?? "not parseable as HTML") }
+        guard let document else { throw MarkupError(.notADocument, lastError(context) ?? "not parseable as HTML") }
         return MarkupDocument(document: document)
     }
 

@@ -208,7 +208,7 @@ import Foundation
 
     /// The state database, while the store is open.
     private func state() throws(StoreError) -> StateDatabase {
-        guard !isClosed else { throw StoreError("the store of \(layout.root.path) is already closed") }
+        guard !isClosed else { throw StoreError(.closed, "the store of \(layout.root.path) is already closed") }
         return stateDatabase
     }
 
@@ -304,6 +304,23 @@ import Foundation
         return stored
     }
 
+    /// `confirm(_:validators:at:)` for the 304s of a revalidation batch, in one call: each
+    /// key's confirmed image, in the order given (nil for a key the store has no row of).
+    public func confirm(
+        _ confirmations: [(key: CanonicalURL, validators: Validators)], at now: Date
+    ) -> Result<[StoredImage?], StoreError> {
+        var confirmed: [StoredImage?] = []
+        confirmed.reserveCapacity(confirmations.count)
+        for (key, validators) in confirmations {
+            do {
+                confirmed.append(try confirm(key, validators: validators, at: now))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .success(confirmed)
+    }
+
     /// Queues `stored` to be written to the state database, replacing any row of its key not
     /// yet written, and writes the queue when it is due (see `unwritten`).
     /// `newFile`: the row names a file this run wrote (staged, or published on stage), whose
@@ -380,7 +397,7 @@ import Foundation
                 try FileSystem.move(temporaryPath, to: stagedPath + "/" + stagedName)
             }
         } catch {
-            throw StoreError(error.description)
+            throw StoreError(.fileSystem, error.description)
         }
         let stored = StoredImage(
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
@@ -448,7 +465,7 @@ import Foundation
             } catch {
                 // What did move is recorded; a resumed run finds the rest (setUp).
                 try? state().save(moved)
-                throw StoreError(error.description)
+                throw StoreError(.fileSystem, error.description)
             }
             try state().save(moved)
             moved.removeAll(keepingCapacity: true)
@@ -457,7 +474,7 @@ import Foundation
         do {
             try FileSystem.flushDirectory(imagesPath)
         } catch {
-            throw StoreError(error.description)
+            throw StoreError(.fileSystem, error.description)
         }
     }
 

@@ -21,7 +21,7 @@ import Foundation
     @ImageDatabase static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
         let path = layout.root.path
         guard openStores[path] == nil else {
-            throw StoreError("\(path) is already open in this process; one sync per mirror at a time")
+            throw StoreError(.inUse, "\(path) is already open in this process; one sync per mirror at a time")
         }
         try DiskStorage.prepareDirectories(layout, readOnly: readOnly)
         let (state, repaired) = try StateDatabase.openRepairing(layout, readOnly: readOnly, now: Date())

@@ -50,6 +50,7 @@ final class MirrorLock {
                 try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)
             } catch {
                 throw StoreError(
+                    .fileSystem,
                     "cannot create the state directory \(layout.state.path) for the lock: \(error.localizedDescription) (check the permissions of \(layout.root.path), or choose another --out)"
                 )
             }
@@ -59,6 +60,7 @@ final class MirrorLock {
         let descriptor = open(layout.lock.path, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StoreError(
+                .fileSystem,
                 "cannot open the lock file \(layout.lock.path): \(String(cString: strerror(errno))) (it must be a file this user may write; check its type and permissions)"
             )
         }
@@ -70,6 +72,7 @@ final class MirrorLock {
             close(descriptor)
             if reason == EWOULDBLOCK { throw Held(path: layout.root.path, lockFile: layout.lock.path, pid: holder) }
             throw StoreError(
+                .fileSystem,
                 "cannot lock \(layout.lock.path): \(String(cString: strerror(reason))) (its file system may not support flock, as some network mounts; put --out on a local disk)"
             )
         }

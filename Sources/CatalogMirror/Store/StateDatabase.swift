@@ -82,7 +82,7 @@ struct StateDatabase: Sendable {
             do {
                 try FileSystem.move(path + suffix, to: aside + suffix)
             } catch {
-                throw StoreError("\(path) is damaged (\(damage)) and could not be moved aside: \(error)")
+                throw StoreError(.damaged, "\(path) is damaged (\(damage)) and could not be moved aside: \(error)")
             }
         }
         do {
@@ -135,7 +135,7 @@ struct StateDatabase: Sendable {
     }
 
     private static func openFailure(_ path: String, _ error: any Error) -> StoreError {
-        StoreError("cannot open \(path): \(error) (check permissions and free space)")
+        StoreError(.database, "cannot open \(path): \(error) (check permissions and free space)")
     }
 
     /// An in-memory copy of the database at `path` (empty when there is none). SQLite creates
@@ -222,7 +222,7 @@ struct StateDatabase: Sendable {
     }
 
     private func failure(_ operation: String, _ error: any Error) -> StoreError {
-        StoreError("cannot \(operation) \(path): \(error) (check permissions and free space)")
+        StoreError(.database, "cannot \(operation) \(path): \(error) (check permissions and free space)")
     }
 
     /// The row of `key`, if there is one.

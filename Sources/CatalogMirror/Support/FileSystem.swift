@@ -98,20 +98,10 @@ enum FileSystem {
         }
     }
 
-    /// `flushFileSystem(containing:)` on a thread of its own: `syncfs` blocks for as long as
-    /// the disk takes, and would hold one of the few threads every task of the run shares.
+    /// `flushFileSystem(containing:)` as blocking work (`BlockingWork`): `syncfs` blocks for as
+    /// long as the disk takes, and would hold one of the few threads every task of the run shares.
     static func flushFileSystemOffThreadPool(containing path: String) async throws(Failure) {
-        let result: Result<Void, Failure> = await withCheckedContinuation { continuation in
-            Thread {
-                do throws(Failure) {
-                    try flushFileSystem(containing: path)
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }.start()
-        }
-        try result.get()
+        try await BlockingWork.run { () throws(Failure) in try flushFileSystem(containing: path) }
     }
 
     /// Linux's `syncfs(2)`, which Glibc declares only under `_GNU_SOURCE` (so Swift's Glibc

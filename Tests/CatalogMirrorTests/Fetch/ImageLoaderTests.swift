@@ -21,6 +21,17 @@ final class CountingSource: ImageSource {
         (started, startedContinuation) = AsyncStream.makeStream()
     }
 
+    /// Revalidation batches asked for, by their keys.
+    let batches = Mutex<[[String]]>([])
+
+    /// Records the batch, then answers each request as `download` does.
+    func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
+        batches.withLock { $0.append(requests.map(\.key.string)) }
+        var results: [Result<Download, FetchFailure>] = []
+        for request in requests { results.append(await download(request, into: directory)) }
+        return results
+    }
+
     func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         calls.withLock { $0.append(request.key.string) }
         startedContinuation.yield(request.key.string)
@@ -204,6 +215,53 @@ struct ImageLoaderTests {
         #expect(await storage.lookup(key) == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: layout.images.path).isEmpty)
         await ImageDatabase.close(storage)
+    }
+
+    @Test("a revalidation batch: one request of the source, 304s confirmed as disk hits, a changed image staged, a repeat joined")
+    func revalidationBatch() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        let storage = try await ImageDatabase.open(layout)
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        let keys = (1...4).map { CanonicalURL("http://h/gallery/image?\($0)")! }
+        // Given four stored images (the source answers with ETag "e")...
+        for key in keys { _ = await ImageLoader(storage: storage, source: source).load(ImageRequest(key: key)) }
+        try await storage.publish(keys)
+        // ...the fourth of which the next run finds with other validators (so it is downloaded).
+        let found = await storage.lookup(keys)
+        var requests = zip(keys, found).map { key, lookup in
+            var request = ImageRequest(key: key)
+            request.stored = lookup
+            return request
+        }
+        guard case .stored(var changed) = requests[3].stored else {
+            Issue.record("image 4 is not stored")
+            return
+        }
+        changed.etag = "\"old\""
+        requests[3].stored = .stored(changed)
+
+        let loader = ImageLoader(storage: storage, source: source)
+        var hits = storage.diskHits.makeAsyncIterator()
+        let outcomes = await loader.revalidate(requests)
+        #expect(source.batches.withLock { $0 } == [keys.map(\.string)])
+        #expect(outcomes.count == 4)
+        for (key, outcome) in outcomes {
+            guard case .stored(let image, let provenance) = outcome else {
+                Issue.record("\(key): \(outcome)")
+                continue
+            }
+            #expect(provenance == .disk && image.key == key)
+        }
+        // A repeat is answered from memory; the three 304s were counted as disk hits.
+        #expect(await loader.load(requests[0]) == outcomes.first { $0.key == keys[0] }?.outcome)
+        #expect(source.calls.withLock { $0.count } == 8)
+        await ImageDatabase.close(storage)
+        var lastHits = 0
+        while let count = await hits.next() { lastHits = count }
+        #expect(lastHits == 3)
     }
 
     @Test("the memory cache is bounded")

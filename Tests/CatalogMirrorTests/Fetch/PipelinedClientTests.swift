@@ -270,6 +270,108 @@ private final class Tally: Sendable {
     }
 }
 
+@Suite("Pipelined batches")
+struct PipelinedBatchTests {
+    private func client(connections: Int = 1, depth: Int = 8) -> PipelinedClient {
+        PipelinedClient(
+            limits: .init(connections: connections, depth: depth, connectTimeout: .seconds(5), readTimeout: .seconds(20)))
+    }
+
+    private func requests(port: Int, _ paths: [String]) -> [(url: CanonicalURL, headers: HTTPHeaders)] {
+        paths.compactMap { path in
+            var headers = HTTPHeaders()
+            headers.add(name: "Host", value: "127.0.0.1:\(port)")
+            return CanonicalURL("http://127.0.0.1:\(port)\(path)").map { ($0, headers) }
+        }
+    }
+
+    @Test("a batch is sent together on the proven connection and answered in the order asked")
+    func batchInOrder() async throws {
+        let server = BatchingServer(batch: 6) { path in path.hasSuffix("3.png") ? .ok(10) : .notModified }
+        let port = try await server.start()
+        let client = client()
+        // Proven by a first request, the connection takes the six at once: the server answers
+        // only when all six are there.
+        _ = await client.get(batch: requests(port: port, ["/first"]))
+        let answers = await client.get(batch: requests(port: port, (0..<6).map { "/img/\($0).png" }))
+        #expect(answers.map(statusCode) == [304, 304, 304, 200, 304, 304])
+        #expect(server.connections.withLock { $0 } == 1)
+        #expect(server.impatient.withLock { $0 } == 0, "the server had to answer a partial batch: not sent together")
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("a batch larger than the connection's slots waits for its own first answers, and every request is answered")
+    func batchLargerThanSlots() async throws {
+        let server = BatchingServer(batch: 1) { _ in .notModified }
+        let port = try await server.start()
+        let client = client(connections: 2, depth: 4)
+        let answers = await client.get(batch: requests(port: port, (0..<40).map { "/img/\($0).png" }))
+        #expect(answers.count == 40)
+        #expect(answers.allSatisfy { statusCode($0) == 304 })
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("requests a closing connection leaves unanswered come back as fallbacks, for the full client")
+    func closingConnection() async throws {
+        let count = Tally()
+        let server = BatchingServer(batch: 1) { _ in
+            count.value.withLock { value in
+                value += 1
+                return value == 3 ? .notModifiedThenClose : .notModified
+            }
+        }
+        let port = try await server.start()
+        let client = client(connections: 1, depth: 8)
+        _ = await client.get(batch: requests(port: port, ["/first"]))
+        let answers = await client.get(batch: requests(port: port, (0..<8).map { "/img/\($0).png" }))
+        #expect(answers.count == 8)
+        // Answered before the close, or handed back; never lost, never answered twice.
+        #expect(answers.allSatisfy { statusCode($0) == 304 || isFallback($0) })
+        #expect(answers.contains { isFallback($0) })
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("a batch whose task is cancelled ends at once: its connections are closed, its requests handed back")
+    func cancelledBatch() async throws {
+        // A server that never answers more than the first request of a connection.
+        let server = BatchingServer(batch: 1_000) { _ in .notModified }
+        let port = try await server.start()
+        let client = client()
+        _ = await client.get(batch: requests(port: port, ["/first"]))
+        let batch = Task { await client.get(batch: requests(port: port, (0..<5).map { "/img/\($0).png" })) }
+        // Cancelled before, while or after its requests are sent (whichever this machine's
+        // speed makes it): every request comes back unanswered, never answered by the server.
+        try await Task.sleep(for: .milliseconds(100))
+        batch.cancel()
+        let answers = await batch.value
+        // The server answers a partial batch after 5 s: a batch that waited for it would hold
+        // 304s, not requests handed back.
+        #expect(answers.count == 5 && answers.allSatisfy { isFallback($0) })
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("a batch delivered in pieces: the last answer resumes the one waiting task, whatever the order")
+    func batchCollector() async {
+        let batch = PipelinedBatch(count: 3)
+        batch.deliver(.unanswered(abrupt: true), at: 2)
+        batch.deliver(.timedOut(stalled: false), at: 0)
+        batch.deliver(.timedOut(stalled: true), at: 0)  // a second answer for a place is ignored
+        async let responses = batch.responses()
+        batch.deliver(.unanswered(abrupt: false), at: 1)
+        let got = await responses
+        guard got.count == 3, case .timedOut(stalled: false) = got[0], case .unanswered(abrupt: false) = got[1],
+            case .unanswered(abrupt: true) = got[2]
+        else {
+            Issue.record("\(got)")
+            return
+        }
+    }
+}
+
 private func statusCode(_ answer: PipelinedClient.Answer) -> Int? {
     if case .response(let head, _) = answer { return Int(head.status.code) }
     return nil

@@ -270,13 +270,17 @@ struct FeedScannerTests {
 
     @Test("refuses HTML and other XML where a feed was expected")
     func refusesNonFeeds() throws {
-        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("<html><body>oops</body></html>".utf8), url: "http://h/") }
-        #expect(throws: MarkupError.self) {
-            try FeedScanner.scan(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8), url: "http://h/")
+        let cases: [(document: String, code: MarkupError.Code)] = [
+            ("<html><body>oops</body></html>", .notAFeed),
+            ("<svg xmlns='http://www.w3.org/2000/svg'/>", .notAFeed),
+            ("", .notADocument),
+            ("   \n", .notADocument),
+            (#"{"version": 1}"#, .notADocument),
+        ]
+        for (document, code) in cases {
+            let error = #expect(throws: MarkupError.self) { try FeedScanner.scan(Array(document.utf8), url: "http://h/") }
+            #expect(error?.code == code, "\(document.debugDescription): \(error.map { "\($0.code): \($0)" } ?? "no error")")
         }
-        #expect(throws: MarkupError.self) { try FeedScanner.scan([], url: "http://h/") }
-        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array("   \n".utf8), url: "http://h/") }
-        #expect(throws: MarkupError.self) { try FeedScanner.scan(Array(#"{"version": 1}"#.utf8), url: "http://h/") }
         // A truncated feed is a feed: read as far as it goes, with a warning.
         let truncated = try FeedScanner.scan(Array("<rss><channel><item><enclosure url='/a.jpg'/>".utf8), url: "http://h/")
         #expect(truncated.images.map(\.url) == ["http://h/a.jpg"])

@@ -164,7 +164,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     public static func read(from url: URL) throws -> Manifest {
         let manifest = try JSONCoding.decode(Manifest.self, from: Data(contentsOf: url))
         guard manifest.schema == schemaName else {
-            throw StoreError("unknown manifest schema \"\(manifest.schema)\" (expected \(schemaName))")
+            throw StoreError(.format, "unknown manifest schema \"\(manifest.schema)\" (expected \(schemaName))")
         }
         return manifest
     }

@@ -35,13 +35,15 @@ struct PublishPlan {
 
     /// - Parameters:
     ///   - entries: every key the run saw, with its verdict and outcome.
+    ///   - groups: the photos `entries` make, if the run worked them out already (they are
+    ///     worked out here otherwise).
     ///   - previous: the last run's manifest.
     ///   - records: the store's records of keys the loader stored, in the order asked
     ///     (`DiskStorage.records(_:)`); read `recordBatch` at a time, in key order.
     ///   - stored: the store's record of a failed key whose file is still in place.
     /// - Throws: what `records` throws, or `StoreError` when a stored key has no record.
     init(
-        entries: [CatalogEntry], previous: PreviousManifest?,
+        entries: [CatalogEntry], groups: PhotoGroups? = nil, previous: PreviousManifest?,
         records read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?], stored: (CanonicalURL) -> StoredImage?,
         summary: CrawlSummary
     ) async throws(StoreError) {
@@ -76,7 +78,7 @@ struct PublishPlan {
         // Where each entry's item is, by the entry's number in `groups.entries`.
         var itemOfEntry = [Int32](repeating: -1, count: entries.count)
         warnings = summary.warnings + summary.pageFailures
-        let groups = PhotoGroups(entries: entries, summary: summary)
+        let groups = groups ?? PhotoGroups(entries: entries, summary: summary)
         // The last run's items in full: read only if a key keeps its published file.
         var previousFull: [String: Manifest.Item]?
         items.reserveCapacity(entries.count(where: \.isStored))
@@ -91,7 +93,7 @@ struct PublishPlan {
                 records = [:]
                 for (number, row) in zip(numbers, rows) {
                     guard let row else {
-                        throw StoreError("the store has no record of \(groups.entries[number].key), which it stored this run")
+                        throw StoreError(.inconsistent, "the store has no record of \(groups.entries[number].key), which it stored this run")
                     }
                     records[number] = row
                 }
