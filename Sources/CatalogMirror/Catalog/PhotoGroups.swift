@@ -260,7 +260,7 @@ struct PhotoGroups {
             }
             if number == photoAlbum.count { photoAlbum.append(-1) }
             photoOfKey[key] = number
-            // SPEC: the album is the first page in crawl order where the photo was found, an
+            // The album (docs/reference.md) is the first page in crawl order where the photo was found, an
             // album's cover on its parent page included.
             for sighting in entries[key].sightings where summary.documents[sighting.document]?.kind == .page {
                 let album = Int32(sighting.document)

@@ -1,4 +1,4 @@
-/// What stops a run before it finishes, with the exit status SPEC gives it.
+/// What stops a run before it finishes, with the exit status docs/reference.md gives it.
 ///
 /// A struct over a private code, in async-http-client's `HTTPClientError` style: kinds can be
 /// added without breaking a caller's `switch`. Throw it through the static members
@@ -92,7 +92,7 @@ public struct MirrorError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// The exit status SPEC fixes for this stop: 3, 1, 130, 4 or 75.
+    /// The exit status of this stop (docs/reference.md, "Exit statuses"): 3, 1, 130, 4 or 75.
     public var exitStatus: Int32 {
         switch code {
         case .sourceUnavailable: 3

@@ -55,7 +55,7 @@ public struct RetryPolicy: Sendable {
     /// Upper bound of one backoff delay. Default: 10 s.
     public var maxDelay: Duration = .seconds(10)
     /// Longest `Retry-After` honoured; a server asking for more fails the request
-    /// (`http-429`/`http-503`) instead of stalling the run. Default: 10 minutes (SPEC).
+    /// (`http-429`/`http-503`) instead of stalling the run. Default: 10 minutes.
     public var maxRetryAfter: Duration = .seconds(600)
 
     /// A policy with the given limits.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where everything lives inside a mirror directory (SPEC: "The mirror directory").
+/// Where everything lives inside a mirror directory (docs/reference.md, "The mirror directory").
 public struct MirrorLayout: Sendable, Equatable {
     /// The mirror directory (`--out`).
     public let root: URL

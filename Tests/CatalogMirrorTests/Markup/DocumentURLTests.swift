@@ -4,7 +4,7 @@ import Testing
 
 /// URLs read out of pages and feeds as browsers read them: the value libxml2 gives for an
 /// attribute goes to the URL Standard's basic URL parser untouched, so a tab, LF or CR inside it
-/// is removed (SPEC: "URLs in documents"), not made a space by white-space collapsing.
+/// is removed (as browsers read them), not made a space by white-space collapsing.
 @Suite("URLs in documents, read through libxml2 as browsers read them")
 struct DocumentURLTests {
     @Test(
