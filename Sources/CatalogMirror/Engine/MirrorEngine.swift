@@ -275,16 +275,16 @@ public struct MirrorEngine: Sendable {
         do {
             try await storage.publish(plan.staged)
         } catch {
-            manifestWrite.discard()
+            await manifestWrite.discard()
             throw .storage(error.message)
         }
         if let missing = Self.missingFiles(of: manifest.table, in: layout) {
-            manifestWrite.discard()
+            await manifestWrite.discard()
             throw .storage(missing)
         }
         FreeMemory.release()
         do {
-            try publisher.publish(manifest, manifestWrite: manifestWrite)
+            try await publisher.publish(manifest, manifestWrite: manifestWrite)
         } catch {
             throw .storage(error.message)
         }

@@ -6,7 +6,7 @@ import Synchronization
 /// `feed.atom` (`AtomFeed`), and `manifest.json` — each file atomically, pages and feed before
 /// the manifest, and only after every image they reference is in `images/`. Leftover pages of a
 /// longer earlier run are removed last.
-struct MirrorPublisher {
+struct MirrorPublisher: Sendable {
     let layout: MirrorLayout
     let template: SiteTemplate
     /// Images per generated page.
@@ -20,35 +20,33 @@ struct MirrorPublisher {
         var skipped = 0
     }
 
-    /// `manifest.json` written and flushed under a temporary name on a thread of its own, while
-    /// the images and pages are published: `publish` puts it in place after them. At 2,000
-    /// items writing it was a tenth of a no-op resync's single-threaded tail.
+    /// `manifest.json` written and flushed under a temporary name as blocking work of its own
+    /// (`BlockingWork`), while the images and pages are published: `publish` puts it in place
+    /// after them (Benchmarks/results/history.md says why it is written beside them).
     final class ManifestWrite: Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private let result = Mutex<Result<AtomicFile.Prepared, PublishError>?>(nil)
+        private let prepared: Task<Result<AtomicFile.Prepared, PublishError>, Never>
 
         init(_ manifest: Manifest, layout: MirrorLayout) {
-            Thread { [self] in
-                let prepared = Result { () throws(PublishError) -> AtomicFile.Prepared in
-                    try AtomicFile.prepare(for: layout.manifest, temporaryDirectory: layout.temporary) { writer in
-                        try manifest.write { try writer.write($0) }
-                    }
+            prepared = Task {
+                do throws(PublishError) {
+                    return .success(
+                        try await BlockingWork.run { () throws(PublishError) -> AtomicFile.Prepared in
+                            try AtomicFile.prepare(for: layout.manifest, temporaryDirectory: layout.temporary) { writer in
+                                try manifest.write { try writer.write($0) }
+                            }
+                        })
+                } catch {
+                    return .failure(error)
                 }
-                self.result.withLock { $0 = prepared }
-                self.done.signal()
-            }.start()
+            }
         }
 
-        /// Waits for the file; the first call returns it, or why it could not be written.
-        fileprivate func wait() -> Result<AtomicFile.Prepared, PublishError> {
-            done.wait()
-            done.signal()
-            return result.withLock { $0 } ?? .failure(PublishError("manifest.json was not written"))
-        }
+        /// Waits for the file: it, or why it could not be written.
+        fileprivate func wait() async -> Result<AtomicFile.Prepared, PublishError> { await prepared.value }
 
         /// Waits for the file and removes it: the publish failed before it could be put in place.
-        func discard() {
-            if case .success(let prepared) = wait() { prepared.discard() }
+        func discard() async {
+            if case .success(let prepared) = await wait() { prepared.discard() }
         }
     }
 
@@ -56,22 +54,26 @@ struct MirrorPublisher {
     func beginManifest(_ manifest: Manifest) -> ManifestWrite { ManifestWrite(manifest, layout: layout) }
 
     @discardableResult
-    func publish(_ manifest: Manifest) throws(PublishError) -> Outcome {
-        try publish(manifest, manifestWrite: beginManifest(manifest))
+    func publish(_ manifest: Manifest) async throws(PublishError) -> Outcome {
+        try await publish(manifest, manifestWrite: beginManifest(manifest))
     }
 
     /// Publishes the pages of `manifest`, then puts `manifestWrite` (begun for the same
     /// manifest) in place. On failure the prepared manifest is removed and the old one stays.
+    /// Pages are rendered and written as blocking work (`BlockingWork`: file writes, and a
+    /// render spread over every core), off the threads every task of the run shares.
     @discardableResult
-    func publish(_ manifest: Manifest, manifestWrite: ManifestWrite) throws(PublishError) -> Outcome {
+    func publish(_ manifest: Manifest, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
         let (outcome, pages): (Outcome, [String])
         do {
-            (outcome, pages) = try publishPages(manifest)
+            (outcome, pages) = try await BlockingWork.run { () throws(PublishError) -> (Outcome, [String]) in
+                try self.publishPages(manifest)
+            }
         } catch {
-            manifestWrite.discard()
+            await manifestWrite.discard()
             throw error
         }
-        try manifestWrite.wait().get().commit()
+        try await manifestWrite.wait().get().commit()
         removeStalePages(keeping: Set(pages))
         return outcome
     }

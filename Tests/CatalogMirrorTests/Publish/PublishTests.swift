@@ -130,30 +130,30 @@ struct PublishTests {
     }
 
     @Test("a page is rendered again only when its inputs or its file changed")
-    func pageSkipping() throws {
+    func pageSkipping() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let (layout, publisher) = try publisher(in: directory, itemsPerPage: 2)
         var items = (0..<5).map { index in item("t\(index)", number: index) }
         var manifest = Manifest(source: "http://h/", generatedAt: Date(), items: items, rejected: [])
-        #expect(try publisher.publish(manifest) == .init(rendered: 3, skipped: 0))
+        #expect(try await publisher.publish(manifest) == .init(rendered: 3, skipped: 0))
         let pages = publisher.render(manifest)
 
         // Nothing changed but the time: nothing is rendered.
         manifest.generatedAt = Date(timeIntervalSinceNow: 3600)
-        #expect(try publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
+        #expect(try await publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
 
         // A page edited by hand is rendered again and restored; a deleted one too.
         let second = layout.root.appendingPathComponent("page-2.html")
         try Data("defaced".utf8).write(to: second)
         try FileManager.default.removeItem(at: layout.root.appendingPathComponent("page-3.html"))
-        #expect(try publisher.publish(manifest) == .init(rendered: 2, skipped: 1))
+        #expect(try await publisher.publish(manifest) == .init(rendered: 2, skipped: 1))
         #expect(String(decoding: try Data(contentsOf: second), as: UTF8.self) == pages[1])
 
         // One item's title changes: only its page.
         items[4] = item("renamed", number: 4)
         manifest.items = items
-        #expect(try publisher.publish(manifest) == .init(rendered: 1, skipped: 2))
+        #expect(try await publisher.publish(manifest) == .init(rendered: 1, skipped: 2))
         #expect(
             String(decoding: try Data(contentsOf: layout.root.appendingPathComponent("page-3.html")), as: UTF8.self).contains(
                 "renamed"))
@@ -166,12 +166,12 @@ struct PublishTests {
     }
 
     @Test("manifest.json, written beside the pages, replaces the old one only once every page is in place")
-    func manifestAfterPages() throws {
+    func manifestAfterPages() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let (layout, publisher) = try publisher(in: directory, itemsPerPage: 2)
         let first = Manifest(source: "http://h/", generatedAt: Date(), items: (0..<3).map { item("a", number: $0) }, rejected: [])
-        try publisher.publish(first)
+        try await publisher.publish(first)
         let published = try Data(contentsOf: layout.manifest)
         #expect(published == (try JSONCoding.encode(first)))
         #expect(try FileManager.default.contentsOfDirectory(atPath: layout.temporary.path).isEmpty)
@@ -182,13 +182,13 @@ struct PublishTests {
             source: "http://h/", generatedAt: Date(), items: (0..<5).map { item("b", number: $0) }, rejected: [])
         try FileManager.default.createDirectory(
             at: layout.root.appendingPathComponent("page-3.html"), withIntermediateDirectories: true)
-        #expect(throws: PublishError.self) { try publisher.publish(second) }
+        await #expect(throws: PublishError.self) { try await publisher.publish(second) }
         #expect(try Data(contentsOf: layout.manifest) == published)
         #expect(try FileManager.default.contentsOfDirectory(atPath: layout.temporary.path).isEmpty)
 
         // Once the page can be written, the new manifest is published.
         try FileManager.default.removeItem(at: layout.root.appendingPathComponent("page-3.html"))
-        try publisher.publish(second)
+        try await publisher.publish(second)
         #expect(try Data(contentsOf: layout.manifest) == (try JSONCoding.encode(second)))
     }
 
