@@ -93,7 +93,8 @@ struct PublishPlan {
                 records = [:]
                 for (number, row) in zip(numbers, rows) {
                     guard let row else {
-                        throw StoreError(.inconsistent, "the store has no record of \(groups.entries[number].key), which it stored this run")
+                        throw StoreError(
+                            .inconsistent, "the store has no record of \(groups.entries[number].key), which it stored this run")
                     }
                     records[number] = row
                 }

@@ -40,7 +40,8 @@ struct CrawlError: Error, Sendable, CustomStringConvertible {
     static func startFailed(_ source: CanonicalURL, _ failure: FetchFailure) -> CrawlError {
         let advice = Self.advice(for: failure).map { " (\($0))" } ?? ""
         return CrawlError(
-            .startFailed, message: "cannot crawl \(source): \(failure.detail) (\(failure.reason)); the mirror was left as it was\(advice)")
+            .startFailed,
+            message: "cannot crawl \(source): \(failure.detail) (\(failure.reason)); the mirror was left as it was\(advice)")
     }
 
     /// The start document was fetched but cannot be read as a page, feed or listing;

@@ -45,7 +45,9 @@ public enum FileExtraction {
             // the read starts, or a page's memory a photo would count it twice).
             let bytes: [UInt8]
             do {
-                guard let data = FileManager.default.contents(atPath: path) else { throw Failure(description: "cannot read \(path)") }
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw Failure(description: "cannot read \(path)")
+                }
                 bytes = Array(data)
             }
             do {

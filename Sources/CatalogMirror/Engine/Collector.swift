@@ -160,7 +160,8 @@ struct Collector {
     /// entry with its verdict, which is returned.
     private func admit(_ discovery: Discovery, into state: inout State) async -> CatalogEntry? {
         let reference = discovery.reference
-        let candidate = Candidate(key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
+        let candidate = Candidate(
+            key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
         let verdict = await chain.handle(candidate)
         if verdict == .duplicate, let entry = state.catalog[discovery.key.string] {
             entry.merge(reference)
@@ -213,7 +214,9 @@ struct Collector {
             group.addTask { .loaded(await loader.revalidate(part)) }
         }
         for request in single {
-            while state.inFlight >= window, let completion = await group.next() { settle(completion, state: &state, group: &group) }
+            while state.inFlight >= window, let completion = await group.next() {
+                settle(completion, state: &state, group: &group)
+            }
             state.inFlight += 1
             let loader = self.loader
             group.addTask { .loaded([(request.key, await loader.load(request))]) }
