@@ -402,6 +402,8 @@ extension SiteTemplate {
   --bg: #f6f6f4; --card: #fff; --ink: #1d1d1f; --muted: #5b5b60; --line: #d9d9dc;
   --accent: #0b57d0; --focus: #0b57d0; --shade: #e9e9ec; --viewer: #101012; --viewer-ink: #f2f2f2;
 }
+/* Larger tiles on large screens (a 4K screen shows a dozen columns, not thirty). */
+@media (min-width: 100rem) { :root { --tile: 15rem; } }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #141416; --card: #1f1f23; --ink: #ececef; --muted: #a8a8b0; --line: #34343a;
     --accent: #8ab4f8; --focus: #8ab4f8; --shade: #2a2a30; }
@@ -415,7 +417,7 @@ a { color: var(--accent); }
 .visually-hidden { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .skip { position: absolute; left: 0.5rem; top: -3rem; padding: 0.5rem 0.75rem; background: var(--card); color: var(--ink); z-index: 10; border-radius: var(--radius); }
 .skip:focus { top: 0.5rem; }
-header.top, main, footer { max-width: 100rem; margin: 0 auto; padding: 0 var(--gap); }
+header.top, main, footer { max-width: 160rem; margin: 0 auto; padding: 0 var(--gap); }
 main:focus { outline: none; }
 .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; padding: 0.75rem 0; border-bottom: 1px solid var(--line); }
 .home { font-weight: 700; color: var(--ink); text-decoration: none; margin-right: auto; }
@@ -473,7 +475,7 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 .viewer a { color: #9ec1ff; }
 .viewer :focus-visible { outline-color: #9ec1ff; }
 .viewer-stage { position: relative; display: flex; align-items: center; justify-content: center; min-height: 0; min-width: 0; touch-action: pan-y pinch-zoom; }
-.viewer-image { display: block; max-width: 100%; max-height: 100vh; max-height: 100dvh; width: auto; height: auto; object-fit: contain; }
+.viewer-image { display: block; max-width: 100%; max-height: 100vh; max-height: 100dvh; width: auto; height: auto; object-fit: contain; user-select: none; -webkit-user-drag: none; }
 .viewer-panel { overflow-y: auto; padding: 1rem 1.25rem 1.5rem; background: #18181b; border-left: 1px solid #2c2c31; }
 .viewer-title { margin: 0.25rem 0 0.5rem; font-size: 1.3rem; }
 .viewer-position { margin: 0; color: #b5b5bd; font-size: 0.9rem; }
@@ -526,7 +528,7 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 {{^isAlbum}}
   <h1>{{siteTitle}}</h1>
 {{/isAlbum}}
-  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCount}} photos{{/hasItems}}{{^isAlbum}} ({{photoCount}} in all){{/isAlbum}}.</p>
+  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCount}} photos{{/hasItems}}{{#showsTotal}} ({{photoCount}} photos in all){{/showsTotal}}.</p>
 </header>
 <main id="content" tabindex="-1">
 <section class="results" id="search-results" hidden aria-labelledby="results-title">
@@ -557,7 +559,7 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 {{#items}}
     <li class="item" id="{{id}}" data-position="{{position}}">
       <figure>
-        <a class="tile" href="{{href}}"{{#originalWidth}} data-width="{{originalWidth}}" data-height="{{originalHeight}}"{{/originalWidth}}><img src="{{path}}"{{#srcset}} srcset="{{srcset}}" sizes="(max-width: 40rem) 50vw, 16rem"{{/srcset}}{{#width}} width="{{width}}" height="{{height}}"{{/width}} alt="{{alt}}" loading="lazy"></a>
+        <a class="tile" href="{{href}}"{{#originalWidth}} data-width="{{originalWidth}}" data-height="{{originalHeight}}"{{/originalWidth}}><img src="{{path}}"{{#srcset}} srcset="{{srcset}}" sizes="(max-width: 40rem) 50vw, (min-width: 100rem) 22rem, 16rem"{{/srcset}}{{#width}} width="{{width}}" height="{{height}}"{{/width}} alt="{{alt}}" loading="lazy"></a>
         <figcaption>
           <span class="title">{{title}}</span>
           <div class="info">

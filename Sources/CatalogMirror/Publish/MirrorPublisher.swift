@@ -252,6 +252,8 @@ struct MirrorPublisher {
             "itemCount": album.photos.count,
             "hasItems": !album.photos.isEmpty,
             "photoCount": site.photoCount,
+            // The start page says how many photos the whole mirror holds when its own are not all.
+            "showsTotal": page.album == 0 && site.photoCount != album.photos.count,
             "pageNumber": page.number,
             "pageCount": page.count,
             "hasPagination": page.count > 1,

@@ -42,7 +42,7 @@ struct GallerySiteTests {
         let album = try #require(pages.first { $0.contains("<h1>Nature</h1>") })
         #expect(
             album.contains(
-                #"<a class="tile" href="../images/lake-0123456789.jpg" data-width="4000" data-height="3000"><img src="../images/lake-thumb-0123456789.jpg" srcset="../images/lake-thumb-0123456789.jpg 200w, ../images/lake-small-0123456789.jpg 800w, ../images/lake-0123456789.jpg 4000w" sizes="(max-width: 40rem) 50vw, 16rem" width="200" height="150" alt="Lake" loading="lazy"></a>"#
+                #"<a class="tile" href="../images/lake-0123456789.jpg" data-width="4000" data-height="3000"><img src="../images/lake-thumb-0123456789.jpg" srcset="../images/lake-thumb-0123456789.jpg 200w, ../images/lake-small-0123456789.jpg 800w, ../images/lake-0123456789.jpg 4000w" sizes="(max-width: 40rem) 50vw, (min-width: 100rem) 22rem, 16rem" width="200" height="150" alt="Lake" loading="lazy"></a>"#
             ), "\(album)")
         // Unknown sizes: no width, height or srcset rather than wrong ones.
         #expect(
@@ -73,7 +73,7 @@ struct GallerySiteTests {
         #expect(!index.contains(#"alt="index""#), "the collage is shown as a photo")
         #expect(index.contains(#"<img src="images/stack-0123456789.jpg" alt="" width="300" height="225" loading="lazy">"#))
         #expect(index.contains(#"alt="Own""#))
-        #expect(index.contains("(2 in all)"))
+        #expect(index.contains("(2 photos in all)"))
         let album = try #require(pages.first { $0.contains("<h1>Nature</h1>") })
         #expect(album.contains(#"alt="Aqua""#))
         // Without a cover in the manifest (an older one), the first photo stands in.
@@ -173,6 +173,15 @@ struct GallerySiteTests {
         manifest.items = items
         try publisher.publish(manifest)
         #expect(try String(contentsOf: url, encoding: .utf8).contains("\"Delta\""))
+    }
+
+    @Test("the site's own CSS and JavaScript stay under 30 KB together (issue 26)")
+    func assetBudget() throws {
+        let assets = try SiteTemplate.embedded().assets
+        let ours = assets.filter { $0.key.hasSuffix(".css") || $0.key.hasSuffix(".js") }
+        #expect(Set(ours.keys) == ["assets/style.css", "assets/gallery.js"])
+        let bytes = ours.values.reduce(0) { $0 + $1.count }
+        #expect(bytes < 30_000, "\(bytes) bytes")
     }
 
     @Test("width and height are written as JSONEncoder writes them, and a manifest without them still reads")
