@@ -69,7 +69,8 @@ func unresolvedReferences(in root: URL) throws -> [String] {
         for match in html.matches(of: /srcset="([^"]*)"/) {
             references += match.1.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) }
         }
-        for reference in references {
+        // A fragment names a place in a page (`#content`, a photo's card): the file is what must exist.
+        for reference in references.map({ String($0.prefix { $0 != "#" }) }) where !reference.isEmpty {
             let target = folder.appendingPathComponent(reference).standardizedFileURL
             if reference.contains(":") || reference.hasPrefix("/") || !target.path.hasPrefix(root.standardizedFileURL.path + "/")
             {
