@@ -513,6 +513,8 @@ def main():
                              "site crawl, the N-item feed, every reader")
     parser.add_argument("--all", action="store_true", help="every regime in turn, each writing its results file")
     parser.add_argument("--binary", help="a catalog-mirror binary to time instead of building release")
+    parser.add_argument("--baseline", help="feed regime: a second catalog-mirror binary (another revision) timed "
+                                           "beside the first, rep by rep")
     parser.add_argument("--site-albums", type=int, default=1000, help="album pages of the site regime")
     parser.add_argument("--site-photos", type=int, default=20, help="photos per album of the site regime")
     parser.add_argument("--https", action="store_true",
@@ -564,7 +566,8 @@ def main():
                 f"# Benchmark, site crawl {albums} × {photos}\n\n" + header() + table + "\n" + site_regime.NOTES)
         elif regime == "feed":
             import feed_regime
-            samples, facts = feed_regime.run(binary, base, args.reps, sizes, Nginx, timed, PORT)
+            samples, facts = feed_regime.run(binary, base, args.reps, sizes, Nginx, timed, PORT, args.tools,
+                                             args.baseline)
             table = feed_regime.report(samples, facts, sizes, args.reps)
             print(table)
             (results / "feed.md").write_text("# Benchmark, one feed of N small images\n\n" + header() + table

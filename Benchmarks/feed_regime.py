@@ -92,7 +92,7 @@ def prepare(root, sizes):
 
 
 def command(tool, phase, binary, port, n, root, out):
-    if tool == "catalog-mirror":
+    if tool.startswith("catalog-mirror"):
         if phase == "cold":
             return [binary, "sync", f"http://127.0.0.1:{port}/feed/feed-{n}.rss", "--out", str(out), "--quiet"]
         return [binary, "sync", "--out", str(out), "--quiet"]
@@ -119,8 +119,19 @@ def present(out, expected):
     return len(found & expected)
 
 
-def run(binary, base, reps, sizes, nginx_class, timed, port):
-    """Generate (once), serve and mirror the feed at each size; return (samples, facts)."""
+BASELINE = "catalog-mirror (baseline)"
+
+
+def run(binary, base, reps, sizes, nginx_class, timed, port, tools=None, baseline=None):
+    """Generate (once), serve and mirror the feed at each size; return (samples, facts).
+
+    `tools` limits the tools timed (default: all of TOOLS); `baseline` is a second catalog-mirror
+    binary (another revision) timed beside the first, rep by rep, as "catalog-mirror (baseline)".
+    """
+    chosen = [tool for tool in TOOLS if not tools or tool in tools]
+    if baseline:
+        chosen.insert(chosen.index("catalog-mirror") + 1 if "catalog-mirror" in chosen else 0, BASELINE)
+    binaries = {"catalog-mirror": binary, BASELINE: baseline}
     work = base / "feed"
     root = work / "site"
     images = prepare(root, sizes)
@@ -137,17 +148,17 @@ def run(binary, base, reps, sizes, nginx_class, timed, port):
             outputs.set_aside(work / "out")
             slow = set()
             for rep in range(reps):
-                for tool in TOOLS:
+                for tool in chosen:
                     if tool in slow:
                         continue
-                    out = work / "out" / f"{n}-{tool}-{rep}"
+                    out = work / "out" / f"{n}-{tool.replace(' ', '-').strip('()')}-{rep}"
                     out.mkdir(parents=True)
                     started = time.time()
                     for phase in PHASES:
                         os.sync()
                         load = os.getloadavg()[0]
                         mark = nginx.mark()
-                        wall, cpu, rss, status = timed(command(tool, phase, binary, port, n, root, out))
+                        wall, cpu, rss, status = timed(command(tool, phase, binaries.get(tool), port, n, root, out))
                         with open(nginx.log, "rb") as f:
                             f.seek(mark)
                             statuses = collections.Counter(line.split()[1] for line in f.read().decode().splitlines())
@@ -169,6 +180,8 @@ def run(binary, base, reps, sizes, nginx_class, timed, port):
 
 
 def report(samples, facts, sizes, reps):
+    TOOLS = list(dict.fromkeys(tool for (_, tool, _) in samples))
+
     def med(n, tool, phase, field):
         return statistics.median(row[field] for row in samples[(n, tool, phase)])
 

@@ -52,8 +52,9 @@ func testConfiguration(source: String, output: URL) -> MirrorConfiguration {
     return configuration
 }
 
-/// Every `href` and `src` of the mirror's generated pages, checked to resolve to a file inside
-/// the mirror. Returns the problems.
+/// Every `href`, `src`, `srcset` candidate and `data-*` link (the search index, the pages a
+/// photo view goes on to) of the mirror's generated pages, and every image the search index
+/// names, checked to resolve to a file inside the mirror. Returns the problems.
 func unresolvedReferences(in root: URL) throws -> [String] {
     var problems: [String] = []
     var pages = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".html") }
@@ -64,8 +65,12 @@ func unresolvedReferences(in root: URL) throws -> [String] {
     for page in pages {
         let html = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
         let folder = root.appendingPathComponent(page).deletingLastPathComponent()
-        for match in html.matches(of: /(?:href|src)="([^"]*)"/) {
-            let reference = String(match.1)
+        var references = html.matches(of: /(?:href|src|data-index|data-previous|data-next)="([^"]*)"/).map { String($0.1) }
+        for match in html.matches(of: /srcset="([^"]*)"/) {
+            references += match.1.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) }
+        }
+        // A fragment names a place in a page (`#content`, a photo's card): the file is what must exist.
+        for reference in references.map({ String($0.prefix { $0 != "#" }) }) where !reference.isEmpty {
             let target = folder.appendingPathComponent(reference).standardizedFileURL
             if reference.contains(":") || reference.hasPrefix("/") || !target.path.hasPrefix(root.standardizedFileURL.path + "/")
             {
@@ -76,6 +81,20 @@ func unresolvedReferences(in root: URL) throws -> [String] {
                 problems.append("\(page): \(reference) does not exist")
             }
         }
+    }
+    // The search index's tiles: `images/` and each photo's second value.
+    let index = root.appendingPathComponent("assets/search-index.js")
+    if let script = try? String(contentsOf: index, encoding: .utf8) {
+        for match in script.matches(of: /\n(?:0|"[^"]*"),"([^"]+)",/) {
+            let file = root.appendingPathComponent("images").appendingPathComponent(String(match.1))
+            if !FileManager.default.fileExists(atPath: file.path) {
+                problems.append("assets/search-index.js: images/\(match.1) does not exist")
+            }
+        }
+    } else if pages.contains(where: { page in
+        (try? String(contentsOf: root.appendingPathComponent(page), encoding: .utf8))?.contains("search-index.js") ?? false
+    }) {
+        problems.append("assets/search-index.js is named by a page and missing")
     }
     return problems
 }

@@ -45,6 +45,8 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     private var variantTexts: [Int32: String] = [:]
     private var firstSeen: [Date] = []
     private var lastChecked: [Date] = []
+    /// Width and height of each item, two numbers an item; 0 for unknown.
+    private var sizes: [UInt32] = []
 
     init() {}
 
@@ -61,7 +63,8 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
             key: keys[index], path: path(at: index), sha256: sha256(at: index), bytes: byteCounts[index],
             contentType: contentType(at: index), title: titles[index], metadata: metadata(at: index),
             album: album(at: index), variantOf: variantOf(at: index), etag: etag(at: index),
-            lastModified: lastModified(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index])
+            lastModified: lastModified(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index],
+            width: dimensions(at: index)?.width, height: dimensions(at: index)?.height)
     }
 
     mutating func reserveCapacity(_ count: Int) {
@@ -77,13 +80,14 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         variants.reserveCapacity(count)
         firstSeen.reserveCapacity(count)
         lastChecked.reserveCapacity(count)
+        sizes.reserveCapacity(2 * count)
     }
 
     mutating func append(_ item: Manifest.Item) {
         append(
             key: item.key, path: item.path, sha256: item.sha256, bytes: item.bytes, contentType: item.contentType,
             title: item.title, metadata: item.metadata, etag: item.etag, lastModified: item.lastModified,
-            firstSeen: item.firstSeen, lastChecked: item.lastChecked)
+            firstSeen: item.firstSeen, lastChecked: item.lastChecked, dimensions: item.dimensions)
         setAlbum(item.album, at: count - 1)
         if let key = item.variantOf {
             variants[count - 1] = -2
@@ -93,7 +97,8 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
 
     mutating func append(
         key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String?,
-        metadata: [String: String]?, etag: String?, lastModified: String?, firstSeen: Date, lastChecked: Date
+        metadata: [String: String]?, etag: String?, lastModified: String?, firstSeen: Date, lastChecked: Date,
+        dimensions: ImageDimensions? = nil
     ) {
         let index = Int32(keys.count)
         keys.append(key)
@@ -132,6 +137,8 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         variants.append(-1)
         self.firstSeen.append(firstSeen)
         self.lastChecked.append(lastChecked)
+        sizes.append(UInt32(clamping: dimensions?.width ?? 0))
+        sizes.append(UInt32(clamping: dimensions?.height ?? 0))
     }
 
     // MARK: - Fields
@@ -140,6 +147,11 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     func bytes(at index: Int) -> Int64 { byteCounts[index] }
     func title(at index: Int) -> String? { titles[index] }
     func firstSeen(at index: Int) -> Date { firstSeen[index] }
+
+    /// The item's size in pixels, when known.
+    func dimensions(at index: Int) -> ImageDimensions? {
+        ImageDimensions.checked(width: Int(sizes[2 * index]), height: Int(sizes[2 * index + 1]))
+    }
     func album(at index: Int) -> String? { albums[index] < 0 ? nil : albumNames[Int(albums[index])] }
 
     func variantOf(at index: Int) -> String? {

@@ -33,6 +33,16 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var firstSeen: Date
         /// When a run last confirmed the file current (downloaded or answered 304).
         public var lastChecked: Date
+        /// The image's width in pixels as shown (read from its header); nil when unknown.
+        public var width: Int? = nil
+        /// The image's height in pixels as shown; nil when unknown.
+        public var height: Int? = nil
+
+        /// Width and height together, when both are known.
+        var dimensions: ImageDimensions? {
+            guard let width, let height else { return nil }
+            return ImageDimensions(width: width, height: height)
+        }
     }
 
     /// A page of the source that holds a published photo.
@@ -41,6 +51,10 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var url: String
         /// The page's title, as the source titles it.
         public var title: String?
+        /// The key of the image the source shows for the album where it links to it (its cover,
+        /// on the page above it): the album's picture on the generated site. Nil when the source
+        /// shows none; left out of the file then.
+        public var cover: String? = nil
     }
 
     /// One key seen and not published.
@@ -300,6 +314,10 @@ extension Manifest.Item {
         string("contentType", contentType)
         string("etag", etag)
         string("firstSeen", Timestamp.string(firstSeen))
+        if let height {
+            field("height")
+            out.append(contentsOf: String(height).utf8)
+        }
         string("key", key)
         string("lastChecked", Timestamp.string(lastChecked))
         string("lastModified", lastModified)
@@ -324,6 +342,10 @@ extension Manifest.Item {
         string("sha256", sha256)
         string("title", title)
         string("variantOf", variantOf)
+        if let width {
+            field("width")
+            out.append(contentsOf: String(width).utf8)
+        }
         out.append(contentsOf: Self.closeObject)
     }
 

@@ -38,8 +38,8 @@ struct PhotoGroups {
     /// or a data file they load). Empty when that would leave no photo.
     private(set) var decorations: Set<CanonicalURL> = []
     /// Photos of a document that link to a page of other photos: album covers, whose title
-    /// names the album, not the photo.
-    private var covers: Set<Local> = []
+    /// names the album, not the photo; each with the album page it links to.
+    private var covers: [Local: CanonicalURL] = [:]
 
     // Every per-key and per-photo table is an array indexed by number: at 50,000 keys the
     // dictionaries and per-key arrays this replaced were 32 MB of a run's peak, now under 1 MB
@@ -53,9 +53,12 @@ struct PhotoGroups {
     private var photoAlbum: [Int32] = []
 
     /// Whether `sighting` is an album's cover (a thumbnail linking to its album page).
-    func isCover(_ sighting: CatalogEntry.Sighting) -> Bool {
-        guard let photo = sighting.photo else { return false }
-        return covers.contains(Local(document: sighting.document, photo: photo))
+    func isCover(_ sighting: CatalogEntry.Sighting) -> Bool { coveredPage(by: sighting) != nil }
+
+    /// The album page `sighting` links to when it is an album's cover.
+    func coveredPage(by sighting: CatalogEntry.Sighting) -> CanonicalURL? {
+        guard let photo = sighting.photo else { return nil }
+        return covers[Local(document: sighting.document, photo: photo)]
     }
 
     /// The photo `key` is a rendition of.
@@ -246,27 +249,39 @@ struct PhotoGroups {
                 sets.union(number, photo)
                 joined[photo] = true
             }
-            if main.isEmpty { covers.insert(local) }
+            if main.isEmpty { covers[local] = target }
         }
 
         // Components become photos, in key order so numbering does not depend on hashing.
         var photoOfRoot = Array(repeating: Int32(-1), count: graph.locals.count)
         photoOfKey = Array(repeating: 0, count: keyCount)
+        // The first page where each photo was seen as an album's cover: its album only when it
+        // was seen nowhere else (a cover is the album's picture, not a photo of the page above).
+        var coverAlbum: [Int32] = []
         for key in 0..<keyCount {
             var number = Int32(photoAlbum.count)
             if !placeholder[key], !frequent[key], let first = graph.locals(ofKey: key).first {
                 let root = sets.find(Int(first))
                 if photoOfRoot[root] >= 0 { number = photoOfRoot[root] } else { photoOfRoot[root] = number }
             }
-            if number == photoAlbum.count { photoAlbum.append(-1) }
+            if number == photoAlbum.count {
+                photoAlbum.append(-1)
+                coverAlbum.append(-1)
+            }
             photoOfKey[key] = number
-            // The album (docs/reference.md) is the first page in crawl order where the photo was found, an
-            // album's cover on its parent page included.
+            // The album (docs/reference.md) is the first page in crawl order where the photo was
+            // found; an album's cover on the page above it is the album's picture, not the photo found.
             for sighting in entries[key].sightings where summary.documents[sighting.document]?.kind == .page {
                 let album = Int32(sighting.document)
-                if photoAlbum[Int(number)] < 0 || album < photoAlbum[Int(number)] { photoAlbum[Int(number)] = album }
+                let isCover = sighting.photo.map { covers[Local(document: sighting.document, photo: $0)] != nil } ?? false
+                if isCover {
+                    if coverAlbum[Int(number)] < 0 || album < coverAlbum[Int(number)] { coverAlbum[Int(number)] = album }
+                } else if photoAlbum[Int(number)] < 0 || album < photoAlbum[Int(number)] {
+                    photoAlbum[Int(number)] = album
+                }
             }
         }
+        for photo in photoAlbum.indices where photoAlbum[photo] < 0 { photoAlbum[photo] = coverAlbum[photo] }
         // Each photo's keys, in key order (a counting sort of the keys by photo).
         var starts = Array(repeating: Int32(0), count: photoAlbum.count + 1)
         for photo in photoOfKey { starts[Int(photo) + 1] += 1 }

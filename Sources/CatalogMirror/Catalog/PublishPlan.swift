@@ -118,7 +118,7 @@ struct PublishPlan {
                     title: entry.title, metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: image.etag,
                     lastModified: image.lastModified,
                     firstSeen: before.map { previousItems.firstSeen(at: $0) } ?? image.firstSeen,
-                    lastChecked: image.lastChecked)
+                    lastChecked: image.lastChecked, dimensions: image.dimensions)
                 if image.isStaged { staged.append(entry.key) }
                 let change = RunChanges.Change(key: key, item: itemOfEntry[number])
                 if let before {
@@ -172,6 +172,8 @@ struct PublishPlan {
     /// of its photo's largest published rendition (`variantOf`); lists the albums.
     private mutating func describePhotos(groups: PhotoGroups, itemOfEntry: [Int32], summary: CrawlSummary) {
         var albumNumbers: Set<Int> = []
+        // The key each album page is shown by where it is linked (its cover), first in key order.
+        var coverOfPage: [String: String] = [:]
         for photo in groups.photos {
             let entries = photo.entries
             // (item, entry) of each published rendition.
@@ -196,8 +198,16 @@ struct PublishPlan {
                     }
                 }
             }
+            for (number, entry) in zip(photo.numbers, entries) where itemOfEntry[Int(number)] >= 0 {
+                for sighting in entry.sightings {
+                    if let page = groups.coveredPage(by: sighting), coverOfPage[page.string] == nil {
+                        coverOfPage[page.string] = entry.key.string
+                    }
+                }
+            }
             var metadata: [String: String] = [:]
             for entry in entries { metadata.merge(entry.metadata) { current, _ in current } }
+            metadata = PublishPlan.realValues(metadata)
             let largest = published.max { a, b in
                 let (sizeA, sizeB) = (a.entry.largestSize, b.entry.largestSize)
                 if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
@@ -222,9 +232,32 @@ struct PublishPlan {
         let siteName = SiteName(titles: albumTitles) ?? siteTitle.flatMap { SiteName(titles: albumTitles, siteTitle: $0) }
         albums = pages.map { number, document in
             let title = PublishPlan.albumTitle(document)
-            return Manifest.Album(url: document.url.string, title: number == 0 ? title : title.map { siteName?.strip($0) ?? $0 })
+            return Manifest.Album(
+                url: document.url.string, title: number == 0 ? title : title.map { siteName?.strip($0) ?? $0 },
+                cover: number == 0 ? nil : coverOfPage[document.url.string])
         }
         if let siteName, let startTitle = siteTitle, siteName.isIn(startTitle) { siteTitle = siteName.name }
+    }
+
+    /// Metadata as the manifest keeps it: real values only. Separators a template put before or
+    /// after a value (", Tue Jan 22 03:28:22 2008", "| 12.50 |") are trimmed, and a value with
+    /// no letter or digit left (an empty label, a lone dash) is left out.
+    static func realValues(_ metadata: [String: String]) -> [String: String] {
+        guard !metadata.isEmpty else { return metadata }
+        var kept: [String: String] = [:]
+        let separators = Set(",;:|·•–—".unicodeScalars)
+        for (name, value) in metadata {
+            var scalars = Substring(value).unicodeScalars
+            while let first = scalars.first, separators.contains(first) || first.properties.isWhitespace {
+                scalars.removeFirst()
+            }
+            while let last = scalars.last, separators.contains(last) || last.properties.isWhitespace { scalars.removeLast() }
+            let trimmed = String(Substring(scalars))
+            guard trimmed.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil })
+            else { continue }
+            kept[name] = trimmed
+        }
+        return kept
     }
 
     /// How the source titles a page: its `<title>`, else its first heading.

@@ -93,6 +93,8 @@ public struct DownloadedFile: Sendable, Equatable {
     public var etag: String?
     /// The `Last-Modified` response header.
     public var lastModified: String?
+    /// The image's size in pixels, from its header; nil when the header does not say.
+    public var dimensions: ImageDimensions? = nil
 }
 
 /// Where image bytes come from. The HTTP implementation is `HTTPImageSource`; tests use fakes
@@ -403,9 +405,11 @@ struct ReceivedBody {
             throw .fatal(.localWrite(writer.path, error))
         }
         kept = true
+        let dimensions = ImageHeader.dimensions(
+            format, head: head, length: count, read: { writer.read(at: $0, count: $1) })
         return DownloadedFile(
             temporaryPath: writer.path, sha256: hasher.finalize().hexString, byteCount: count, format: format,
-            etag: etag, lastModified: lastModified)
+            etag: etag, lastModified: lastModified, dimensions: dimensions)
     }
 
     /// Removes the file unless `finish` succeeded.

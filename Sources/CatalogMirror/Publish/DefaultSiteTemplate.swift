@@ -4,58 +4,523 @@
 extension SiteTemplate {
     /// The files of site-template/ as compiled into the binary, by relative path.
     static let embeddedFiles: [String: EmbeddedFile] = [
-        "assets/style.css": .text(#"""
-/* Default style of a catalog-mirror site. Plain CSS, no external resources, no scripts. */
-:root { color-scheme: light dark; --gap: 1rem; --card: #fff; --ink: #222; --muted: #666; --line: #ddd; }
-@media (prefers-color-scheme: dark) { :root { --card: #1e1e1e; --ink: #eee; --muted: #aaa; --line: #333; } }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--ink); background: Canvas; }
-header, main, nav.pages, footer { max-width: 72rem; margin: 0 auto; padding: 0 var(--gap); }
-header h1 { margin: 0.5rem 0 0.25rem; font-size: 1.6rem; }
-.crumbs { margin-top: 1.5rem; font-size: 0.9rem; color: var(--muted); }
-.crumbs a { color: inherit; }
-header:not(:has(.crumbs)) h1 { margin-top: 1.5rem; }
-.about { margin: 0 0 1.5rem; color: var(--muted); overflow-wrap: anywhere; }
-.albums h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
-.albums ul { list-style: none; margin: 0; padding: 0; }
-.albums ul ul { padding-left: 1.5rem; border-left: 2px solid var(--line); margin: 0.25rem 0 0.25rem 1.5rem; }
-.albums li { margin: 0.35rem 0; }
-.albums a { display: inline-flex; align-items: center; gap: 0.6rem; text-decoration: none; color: inherit; font-weight: 600; }
-.albums img { width: 4rem; height: 4rem; object-fit: cover; border-radius: 4px; flex: none; }
-.count { color: var(--muted); font-size: 0.85rem; }
-.albums + .grid { margin-top: 2rem; }
-.grid { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--gap);
-  grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); align-items: start; }
-.item figure { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
-.item figure > a { display: flex; justify-content: center; align-items: center; min-height: 6rem; background: #8881; }
-/* Each image at its own size, never stretched: only ever scaled down to fit its card. */
-.item img { display: block; width: auto; height: auto; max-width: 100%; }
-.item figcaption { padding: 0.6rem 0.75rem; }
-.title { display: block; font-weight: 600; overflow-wrap: anywhere; }
-.albums .title { display: inline; }
-dl { display: grid; grid-template-columns: auto 1fr; gap: 0 0.5rem; margin: 0.4rem 0; font-size: 0.9rem; }
-dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
-.details { display: block; color: var(--muted); font-size: 0.8rem; }
-.pages { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 2rem auto; }
-.pages a, .pages span { padding: 0.2rem 0.6rem; border: 1px solid var(--line); border-radius: 4px; text-decoration: none; }
-.pages .current { font-weight: 700; }
-.pages .gap { border: none; padding-left: 0; padding-right: 0; }
-footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
+        "assets/gallery.js": .text(#"""
+/* catalog-mirror: the photo view and the search box of a mirror's pages.
+   A plain classic script (no module, no library, no request outside the mirror), so it works
+   from file:// as well as from any web server. The pages work without it: every photo links to
+   its full-size file; this adds to them.
+
+   Photo view: a photo's URL is its album page with the photo's card id as the fragment
+   (albums/nature.html#photo-aqua-3f2a9c1b0e). Opening a photo from the grid pushes one history
+   entry, so Back closes the view; previous/next replace it, so Back does not step through every
+   photo seen. The view is a <dialog>: Esc closes it and focus goes back to the photo's tile.
+
+   Search: assets/search-index.js (a classic script assigning window.catalogMirrorSearch) is
+   loaded the first time the search box is used; see SearchIndex.swift for its format. */
+(function () {
+  'use strict';
+  var doc = document;
+  var root = doc.documentElement;
+  var base = root.getAttribute('data-root') || '';
+  root.classList.add('js');
+
+  var grid = null;
+  var cards = [];
+  var dialog = null;
+  var parts = {};
+  var current = -1;
+  /* Whether the open view has a history entry of its own (Back closes it). */
+  var ownsEntry = false;
+  var hiding = false;
+  var pageTitle = doc.title;
+
+  function ready(run) {
+    if (doc.readyState !== 'loading') run();
+    else doc.addEventListener('DOMContentLoaded', run);
+  }
+
+  function pageName() {
+    var name = location.pathname.split('/').pop();
+    return name || 'index.html';
+  }
+
+  /* ---- The photo view ---- */
+
+  function setUpViewer() {
+    grid = doc.querySelector('.photos .grid');
+    dialog = doc.querySelector('dialog.viewer');
+    if (!grid || !dialog || typeof dialog.showModal !== 'function') return false;
+    cards = Array.prototype.slice.call(grid.querySelectorAll('.item'));
+    ['stage', 'image', 'previous', 'next', 'close', 'position', 'title', 'info', 'original', 'album', 'album-name']
+      .forEach(function (name) { parts[name] = dialog.querySelector('.viewer-' + name); });
+    grid.addEventListener('click', function (event) {
+      var tile = event.target.closest && event.target.closest('a.tile');
+      if (!tile || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+      var index = cards.indexOf(tile.closest('.item'));
+      if (index < 0) return;
+      event.preventDefault();
+      show(index, 'push');
+    });
+    parts.previous.addEventListener('click', function () { step(-1); });
+    parts.next.addEventListener('click', function () { step(1); });
+    parts.close.addEventListener('click', close);
+    parts.album.addEventListener('click', function (event) { event.preventDefault(); close(); });
+    dialog.addEventListener('cancel', function (event) { event.preventDefault(); close(); });
+    dialog.addEventListener('close', function () {
+      if (hiding) return;
+      /* Closed by the browser itself (a repeated Esc): bring the URL and focus in line. */
+      if (current >= 0) { forget(); finish(); }
+    });
+    /* On the document, not the dialog: a button that became disabled (the last photo's "next")
+       drops the focus to the body, and the keys must still work. */
+    doc.addEventListener('keydown', function (event) {
+      if (current < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key === 'ArrowLeft') { event.preventDefault(); step(-1); }
+      else if (event.key === 'ArrowRight') { event.preventDefault(); step(1); }
+    });
+    var start = null;
+    parts.stage.addEventListener('pointerdown', function (event) {
+      start = event.isPrimary ? { x: event.clientX, y: event.clientY } : null;
+    });
+    parts.stage.addEventListener('pointerup', function (event) {
+      if (!start) return;
+      var dx = event.clientX - start.x;
+      var dy = event.clientY - start.y;
+      start = null;
+      if (Math.abs(dx) > 40 && Math.abs(dx) > 1.5 * Math.abs(dy)) step(dx < 0 ? 1 : -1);
+    });
+    parts.stage.addEventListener('pointercancel', function () { start = null; });
+    window.addEventListener('popstate', fromLocation);
+    window.addEventListener('hashchange', fromLocation);
+    window.addEventListener('resize', function () { if (current >= 0) fit(cards[current]); });
+    return true;
+  }
+
+  function total() { return Number(grid.getAttribute('data-total')) || cards.length; }
+
+  function positionOf(card) { return Number(card.getAttribute('data-position')) || cards.indexOf(card) + 1; }
+
+  /* The width the photo is shown at: as wide as the stage, or as tall, whichever binds first;
+     `sizes` tells the browser, which takes the smallest rendition of the srcset that fills it. */
+  function fit(card) {
+    var tile = card.querySelector('a.tile');
+    var width = Number(tile.getAttribute('data-width'));
+    var height = Number(tile.getAttribute('data-height'));
+    var stage = parts.stage.getBoundingClientRect();
+    var shown = stage.width;
+    if (width > 0 && height > 0) shown = Math.min(stage.width, stage.height * width / height, width);
+    parts.image.sizes = Math.max(1, Math.round(shown)) + 'px';
+  }
+
+  function show(index, how) {
+    var card = cards[index];
+    var tile = card.querySelector('a.tile');
+    var thumbnail = tile.querySelector('img');
+    var title = card.querySelector('.title').textContent;
+    var image = parts.image;
+    var width = tile.getAttribute('data-width');
+    var height = tile.getAttribute('data-height');
+    current = index;
+    var opening = !dialog.open;
+    if (opening) {
+      hiding = false;
+      dialog.showModal();
+    }
+    image.removeAttribute('srcset');
+    image.removeAttribute('src');
+    if (width && height) { image.width = Number(width); image.height = Number(height); }
+    else { image.removeAttribute('width'); image.removeAttribute('height'); }
+    image.alt = title;
+    fit(card);
+    if (thumbnail.getAttribute('srcset')) image.setAttribute('srcset', thumbnail.getAttribute('srcset'));
+    image.src = tile.getAttribute('href');
+    parts.title.textContent = title;
+    var position = positionOf(card);
+    parts.position.textContent = position + ' of ' + total();
+    parts.info.textContent = '';
+    var info = card.querySelector('.info');
+    if (info) parts.info.appendChild(info.cloneNode(true));
+    parts.original.href = tile.getAttribute('href');
+    parts.album.href = pageName();
+    parts['album-name'].textContent = grid.getAttribute('data-album') || 'the album';
+    parts.previous.disabled = position <= 1;
+    parts.next.disabled = position >= total();
+    doc.title = title + ' — ' + pageTitle;
+    var hash = '#' + card.id;
+    if (how === 'push' && location.hash !== hash) { history.pushState(null, '', hash); ownsEntry = true; }
+    else if (how === 'replace' || (how === 'push' && location.hash === hash)) history.replaceState(null, '', hash);
+    var focused = doc.activeElement;
+    if (opening || !focused || !dialog.contains(focused) || focused === dialog || focused.disabled) parts.close.focus();
+    preload(cards[index + 1]);
+  }
+
+  function preload(card) {
+    if (!card) return;
+    var thumbnail = card.querySelector('a.tile img');
+    var next = new Image();
+    next.sizes = parts.image.sizes;
+    if (thumbnail.getAttribute('srcset')) next.srcset = thumbnail.getAttribute('srcset');
+    next.src = card.querySelector('a.tile').getAttribute('href');
+  }
+
+  function step(direction) {
+    if (current < 0) return;
+    var position = positionOf(cards[current]) + direction;
+    if (position < 1 || position > total()) return;
+    var index = current + direction;
+    if (index >= 0 && index < cards.length) { show(index, 'replace'); return; }
+    /* The album goes on on another page: open it there, in place of this entry. */
+    var page = grid.getAttribute(direction > 0 ? 'data-next' : 'data-previous');
+    if (page) location.replace(page + (direction > 0 ? '#view-first' : '#view-last'));
+  }
+
+  function close() {
+    if (current < 0) return;
+    if (ownsEntry) {
+      ownsEntry = false;
+      history.back(); /* popstate hides the view */
+      return;
+    }
+    forget();
+    hide();
+  }
+
+  /* The URL without the photo. */
+  function forget() {
+    history.replaceState(null, '', location.pathname + location.search);
+    ownsEntry = false;
+  }
+
+  function hide() {
+    if (current < 0) return;
+    hiding = true;
+    if (dialog.open) dialog.close();
+    hiding = false;
+    finish();
+  }
+
+  function finish() {
+    var card = cards[current];
+    current = -1;
+    doc.title = pageTitle;
+    parts.image.removeAttribute('srcset');
+    parts.image.removeAttribute('src');
+    if (card) {
+      var tile = card.querySelector('a.tile');
+      tile.focus({ preventScroll: true });
+      if (tile.scrollIntoView) tile.scrollIntoView({ block: 'nearest' });
+    }
+  }
+
+  /* Opens (or closes) the view the URL names: on load, Back, Forward, a link to a fragment. */
+  function fromLocation(event) {
+    if (!grid) return;
+    var hash = decodeURIComponent(location.hash.slice(1));
+    if (hash === 'view-first' || hash === 'view-last') {
+      if (cards.length) show(hash === 'view-first' ? 0 : cards.length - 1, 'replace');
+      return;
+    }
+    var card = hash ? doc.getElementById(hash) : null;
+    var index = card ? cards.indexOf(card) : -1;
+    if (index >= 0) {
+      if (index !== current) {
+        /* A link to the photo's fragment made an entry of its own, which Back leaves. */
+        if (event && event.type === 'hashchange' && current < 0) ownsEntry = true;
+        show(index, 'none');
+      }
+    } else if (current >= 0) {
+      ownsEntry = false;
+      hide();
+    }
+  }
+
+  /* ---- Search ---- */
+
+  var index = null;
+  var loading = false;
+  var waiting = [];
+
+  function fold(text) {
+    text = String(text).toLowerCase();
+    /* Accents are ignored: "cafe" finds "Café". Skipped for ASCII, which is most text. */
+    return /[^\x00-\x7f]/.test(text) ? text.normalize('NFD').replace(/[\u0300-\u036f]/g, '') : text;
+  }
+
+  function loadIndex(then) {
+    if (index) { then(); return; }
+    waiting.push(then);
+    if (loading) return;
+    loading = true;
+    var script = doc.createElement('script');
+    script.src = doc.querySelector('form.search').getAttribute('data-index');
+    script.onload = function () {
+      prepare(window.catalogMirrorSearch);
+      var queue = waiting;
+      waiting = [];
+      queue.forEach(function (run) { run(); });
+    };
+    script.onerror = function () { loading = false; waiting = []; };
+    doc.head.appendChild(script);
+  }
+
+  /* One string to search per photo: its label, its other words and its album's title. */
+  function prepare(data) {
+    var photos = data.photos;
+    var count = photos.length / 6;
+    var texts = new Array(count);
+    var albumOf = new Int32Array(count);
+    var positionIn = new Int32Array(count);
+    var photo = 0;
+    data.albums.forEach(function (album, albumIndex) {
+      var albumText = fold(album[0]);
+      for (var position = 0; position < album[2] && photo < count; position++, photo++) {
+        var at = photo * 6;
+        texts[photo] = fold(photos[at + 4] + ' ' + photos[at + 5]) + ' ' + albumText;
+        albumOf[photo] = albumIndex;
+        positionIn[photo] = position;
+      }
+    });
+    index = { data: data, texts: texts, albumOf: albumOf, positionIn: positionIn, count: photo };
+  }
+
+  function pageFile(fileBase, number) {
+    if (number === 1) return fileBase + '.html';
+    return (fileBase === 'index' ? 'page' : fileBase + '-page') + '-' + number + '.html';
+  }
+
+  /* The numbers of the photos whose text holds every word of `query`. */
+  function find(query, limit) {
+    var words = fold(query).split(/\s+/).filter(Boolean);
+    var found = [];
+    var matches = 0;
+    if (!words.length) return { found: found, matches: 0 };
+    var texts = index.texts;
+    for (var photo = 0; photo < index.count; photo++) {
+      var text = texts[photo];
+      var all = true;
+      for (var w = 0; w < words.length; w++) {
+        if (text.indexOf(words[w]) < 0) { all = false; break; }
+      }
+      if (all) {
+        matches++;
+        if (found.length < limit) found.push(photo);
+      }
+    }
+    return { found: found, matches: matches };
+  }
+
+  function result(photo) {
+    var data = index.data;
+    var at = photo * 6;
+    var album = data.albums[index.albumOf[photo]];
+    var page = Math.floor(index.positionIn[photo] / data.perPage) + 1;
+    var tileFile = data.photos[at + 1];
+    var anchor = data.photos[at] || tileFile.replace(/\.[^.]*$/, '');
+    var item = doc.createElement('li');
+    item.className = 'item';
+    var figure = doc.createElement('figure');
+    var link = doc.createElement('a');
+    link.className = 'tile';
+    link.href = base + pageFile(album[1], page) + '#photo-' + anchor;
+    var image = doc.createElement('img');
+    image.src = base + 'images/' + tileFile;
+    if (data.photos[at + 2] > 0) { image.width = data.photos[at + 2]; image.height = data.photos[at + 3]; }
+    image.alt = data.photos[at + 4];
+    image.loading = 'lazy';
+    link.appendChild(image);
+    var caption = doc.createElement('figcaption');
+    var title = doc.createElement('span');
+    title.className = 'title';
+    title.textContent = data.photos[at + 4];
+    var where = doc.createElement('span');
+    where.className = 'details';
+    where.textContent = album[0];
+    caption.appendChild(title);
+    caption.appendChild(where);
+    figure.appendChild(link);
+    figure.appendChild(caption);
+    item.appendChild(figure);
+    return item;
+  }
+
+  function setUpSearch() {
+    var form = doc.querySelector('form.search');
+    var section = doc.getElementById('search-results');
+    if (!form || !section) return;
+    var input = form.querySelector('input');
+    var list = section.querySelector('.results-grid');
+    var status = section.querySelector('.results-count');
+    var others = Array.prototype.slice.call(doc.querySelectorAll('main > .albums, main > .photos, main > .pages'));
+    var limit = 120;
+    form.hidden = false;
+    function run() {
+      var query = input.value.trim();
+      if (!query) {
+        section.hidden = true;
+        list.textContent = '';
+        others.forEach(function (element) { element.hidden = false; });
+        return;
+      }
+      loadIndex(function () {
+        if (input.value.trim() !== query) return;
+        var answer = find(query, limit);
+        var fragment = doc.createDocumentFragment();
+        answer.found.forEach(function (photo) { fragment.appendChild(result(photo)); });
+        list.textContent = '';
+        list.appendChild(fragment);
+        status.textContent = answer.matches === 0 ? 'No photo matches “' + query + '”.'
+          : answer.matches + (answer.matches === 1 ? ' photo matches' : ' photos match') + ' “' + query + '”'
+            + (answer.matches > limit ? ' (the first ' + limit + ' are shown).' : '.');
+        section.hidden = false;
+        others.forEach(function (element) { element.hidden = true; });
+      });
+    }
+    var timer = 0;
+    input.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(run, 100); });
+    input.addEventListener('focus', function () { loadIndex(function () {}); });
+    form.addEventListener('submit', function (event) { event.preventDefault(); clearTimeout(timer); run(); });
+  }
+
+  ready(function () {
+    setUpSearch();
+    if (setUpViewer()) fromLocation(null);
+  });
+})();
 
 """#),
-        "page.mustache": .text(#"""
+        "assets/icon.svg": .text(##"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="2" y="5" width="28" height="22" rx="4" fill="#0b57d0"/><circle cx="11" cy="13" r="3" fill="#fff"/><path d="M5 24l7-7 5 5 4-4 6 6z" fill="#fff"/></svg>
+
+"""##),
+        "assets/style.css": .text(#"""
+/* Default style of a catalog-mirror site: plain CSS, no external resources. The theme is the
+   custom properties below (light, then dark); tiles are uniform and cropped, every image has its
+   size set, so nothing moves while images load. */
+:root {
+  color-scheme: light dark;
+  --gap: 0.75rem; --radius: 8px; --tile: 11rem;
+  --bg: #f6f6f4; --card: #fff; --ink: #1d1d1f; --muted: #5b5b60; --line: #d9d9dc;
+  --accent: #0b57d0; --focus: #0b57d0; --shade: #e9e9ec; --viewer: #101012; --viewer-ink: #f2f2f2;
+}
+/* Larger tiles on large screens (a 4K screen shows a dozen columns, not thirty). */
+@media (min-width: 100rem) { :root { --tile: 15rem; } }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #141416; --card: #1f1f23; --ink: #ececef; --muted: #a8a8b0; --line: #34343a;
+    --accent: #8ab4f8; --focus: #8ab4f8; --shade: #2a2a30; }
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); overflow-wrap: anywhere; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; border-radius: 2px; }
+[hidden]:not(.search) { display: none !important; }
+.visually-hidden { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.skip { position: absolute; left: 0.5rem; top: -3rem; padding: 0.5rem 0.75rem; background: var(--card); color: var(--ink); z-index: 10; border-radius: var(--radius); }
+.skip:focus { top: 0.5rem; }
+header.top, main, footer { max-width: 160rem; margin: 0 auto; padding: 0 var(--gap); }
+main:focus { outline: none; }
+.bar { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; padding: 0.75rem 0; border-bottom: 1px solid var(--line); }
+.home { font-weight: 700; color: var(--ink); text-decoration: none; margin-right: auto; }
+.search { flex: 1 1 14rem; max-width: 28rem; }
+/* Hidden until the script can search, its place kept so nothing moves when it appears. */
+.search[hidden] { display: block; visibility: hidden; }
+.search input { width: 100%; font: inherit; padding: 0.45rem 0.75rem; border: 1px solid var(--line); border-radius: 999px; background: var(--card); color: var(--ink); }
+.crumbs { margin-top: 1rem; font-size: 0.9rem; color: var(--muted); }
+.crumbs a { color: inherit; }
+h1 { margin: 0.75rem 0 0.25rem; font-size: clamp(1.4rem, 1.1rem + 1.5vw, 2.1rem); line-height: 1.2; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 0.75rem; }
+.about { margin: 0 0 1rem; color: var(--muted); }
+.about code { font-size: 0.85em; }
+/* Albums: cards with a cropped cover; albums below them as a short list of links. */
+.album-list { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--gap); grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr)); }
+.album-list > li { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); overflow: hidden; }
+.album { display: block; color: inherit; text-decoration: none; }
+.album img { display: block; width: 100%; height: auto; aspect-ratio: 4 / 3; object-fit: cover; background: var(--shade); }
+.album .title { display: block; padding: 0.6rem 0.75rem 0; font-weight: 650; }
+.album .count { display: block; padding: 0 0.75rem 0.6rem; color: var(--muted); font-size: 0.85rem; }
+.album:hover .title { text-decoration: underline; }
+.album-list ul { list-style: none; margin: 0; padding: 0 0.75rem 0.6rem; font-size: 0.9rem; }
+.album-list ul .album { display: flex; gap: 0.5rem; align-items: center; padding: 0.2rem 0; }
+.album-list ul .album img { width: 2.5rem; height: 2.5rem; aspect-ratio: auto; border-radius: 4px; flex: none; }
+.album-list ul .title, .album-list ul .count { display: inline; padding: 0; }
+.album-list ul ul { padding: 0 0 0 1rem; }
+/* The grid: uniform square tiles, each image cropped to fill its tile. */
+.grid { list-style: none; margin: 0; padding: 0; display: grid; gap: var(--gap); grid-template-columns: repeat(auto-fill, minmax(min(45%, var(--tile)), 1fr)); }
+.item figure { margin: 0; }
+.tile { display: block; border-radius: var(--radius); overflow: hidden; background: var(--shade); }
+.tile img { display: block; width: 100%; height: auto; aspect-ratio: 1; object-fit: cover; transition: transform 0.2s ease; }
+.tile:hover img { transform: scale(1.03); }
+.item figcaption { padding: 0.35rem 0.1rem 0; font-size: 0.9rem; }
+.item .title { display: block; font-weight: 600; }
+/* A card's caption and metadata are shown by the photo view (and without the script, by the <noscript> style). */
+.item .info { display: none; }
+.caption { margin: 0.25rem 0; }
+dl { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.6rem; margin: 0.4rem 0; font-size: 0.9rem; }
+dt { color: var(--muted); } dd { margin: 0; }
+.details { margin: 0.25rem 0 0; color: var(--muted); font-size: 0.8rem; }
+.results { margin-bottom: 1.5rem; }
+.results[hidden] { display: none; }
+.results-count { color: var(--muted); margin: 0 0 0.75rem; }
+.pages { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 2rem 0; }
+.pages a, .pages span { padding: 0.25rem 0.7rem; border: 1px solid var(--line); border-radius: 6px; text-decoration: none; }
+.pages .current { font-weight: 700; background: var(--card); }
+.pages .gap { border: none; padding-left: 0; padding-right: 0; }
+footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bottom: 2rem; }
+.empty { color: var(--muted); }
+/* The photo view: the photo as large as the screen allows, its details beside it (below it on
+   narrow screens). */
+.viewer { width: 100vw; height: 100vh; height: 100dvh; max-width: none; max-height: none; margin: 0; padding: 0; border: 0; background: var(--viewer); color: var(--viewer-ink); }
+.viewer[open] { display: grid; grid-template-columns: minmax(0, 1fr) 22rem; }
+.viewer::backdrop { background: #000c; }
+.viewer a { color: #9ec1ff; }
+.viewer :focus-visible { outline-color: #9ec1ff; }
+.viewer-stage { position: relative; display: flex; align-items: center; justify-content: center; min-height: 0; min-width: 0; touch-action: pan-y pinch-zoom; }
+.viewer-image { display: block; max-width: 100%; max-height: 100vh; max-height: 100dvh; width: auto; height: auto; object-fit: contain; user-select: none; -webkit-user-drag: none; }
+.viewer-panel { overflow-y: auto; padding: 1rem 1.25rem 1.5rem; background: #18181b; border-left: 1px solid #2c2c31; }
+.viewer-title { margin: 0.25rem 0 0.5rem; font-size: 1.3rem; }
+.viewer-position { margin: 0; color: #b5b5bd; font-size: 0.9rem; }
+.viewer-info dt { color: #b5b5bd; }
+.viewer-info .details { color: #b5b5bd; }
+.viewer button { font: inherit; color: inherit; background: #0009; border: 1px solid #fff4; border-radius: 999px; cursor: pointer; }
+.viewer-close { float: right; width: 2.5rem; height: 2.5rem; margin: 0 0 0.5rem 0.5rem; }
+.viewer-previous, .viewer-next { position: absolute; top: 50%; transform: translateY(-50%); width: 3rem; height: 3rem; font-size: 2rem; line-height: 1; }
+.viewer-previous { left: 0.75rem; } .viewer-next { right: 0.75rem; }
+.viewer button:disabled { opacity: 0.3; cursor: default; }
+@media (max-width: 50rem) {
+  .viewer[open] { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) auto; }
+  .viewer-image { max-height: 70vh; max-height: 70dvh; }
+  .viewer-panel { border-left: 0; border-top: 1px solid #2c2c31; max-height: 30vh; max-height: 30dvh; padding: 0.75rem 1rem; }
+  .viewer-title { font-size: 1.1rem; }
+  .viewer-previous, .viewer-next { width: 2.5rem; height: 2.5rem; font-size: 1.6rem; }
+}
+@media (prefers-reduced-motion: reduce) { .tile img { transition: none; } .tile:hover img { transform: none; } }
+
+"""#),
+        "page.mustache": .text(##"""
 <!DOCTYPE html>
-<html lang="en">
+<html lang="en" data-root="{{up}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="catalog-mirror">
+<meta name="color-scheme" content="light dark">
 <title>{{#isAlbum}}{{pageTitle}} — {{/isAlbum}}{{siteTitle}}{{#hasPagination}} — page {{pageNumber}} of {{pageCount}}{{/hasPagination}}</title>
 <link rel="stylesheet" href="{{up}}assets/style.css">
+<link rel="icon" href="{{up}}assets/icon.svg" type="image/svg+xml">
 <link rel="alternate" type="application/atom+xml" href="{{feed}}" title="{{siteTitle}}: newest photos">
+<script src="{{script}}" defer></script>
+<noscript><style>.item .info { display: block; }</style></noscript>
 </head>
 <body>
-<header>
+<a class="skip" href="#content">Skip to the photos</a>
+<header class="top">
+  <div class="bar">
+    <a class="home" href="{{home}}">{{siteTitle}}</a>
+    <form class="search" role="search" hidden data-index="{{searchIndex}}">
+      <label for="search-box" class="visually-hidden">Search photos</label>
+      <input id="search-box" type="search" name="q" placeholder="Search photos" autocomplete="off" spellcheck="false">
+    </form>
+  </div>
 {{#isAlbum}}
   <nav class="crumbs" aria-label="Albums">{{#breadcrumbs}}<a href="{{href}}">{{title}}</a> › {{/breadcrumbs}}</nav>
   <h1>{{pageTitle}}</h1>
@@ -63,15 +528,20 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 {{^isAlbum}}
   <h1>{{siteTitle}}</h1>
 {{/isAlbum}}
-  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCount}} photos{{/hasItems}}{{^isAlbum}} ({{photoCount}} in all){{/isAlbum}}.</p>
+  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCount}} photos{{/hasItems}}{{#showsTotal}} ({{photoCount}} photos in all){{/showsTotal}}.</p>
 </header>
-<main>
+<main id="content" tabindex="-1">
+<section class="results" id="search-results" hidden aria-labelledby="results-title">
+  <h2 id="results-title">Search results</h2>
+  <p class="results-count" role="status" aria-live="polite"></p>
+  <ul class="grid results-grid"></ul>
+</section>
 {{#hasAlbums}}
-  <section class="albums" aria-label="Albums">
-  <h2>Albums</h2>
-  <ul>
+  <section class="albums" aria-labelledby="albums-title">
+  <h2 id="albums-title">Albums</h2>
+  <ul class="album-list">
 {{#albums}}
-    <li><a href="{{href}}">{{#cover}}<img src="{{cover}}" alt="" loading="lazy">{{/cover}}<span class="title">{{title}}</span></a> <span class="count">{{count}} photos</span>
+    <li><a class="album" href="{{href}}">{{#cover}}<img src="{{cover}}" alt=""{{#coverWidth}} width="{{coverWidth}}" height="{{coverHeight}}"{{/coverWidth}} loading="lazy">{{/cover}}<span class="title">{{title}}</span> <span class="count">{{count}} photos</span></a>
 {{#hasChildren}}    <ul>
 {{/hasChildren}}
 {{^hasChildren}}    </li>
@@ -83,33 +553,40 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
   </section>
 {{/hasAlbums}}
 {{#hasItems}}
-  <ul class="grid">
+  <section class="photos" aria-labelledby="photos-title">
+  <h2 id="photos-title" class="visually-hidden">Photos</h2>
+  <ul class="grid" data-album="{{albumTitle}}" data-total="{{itemCount}}" data-first="{{firstPosition}}"{{#previous}} data-previous="{{href}}"{{/previous}}{{#next}} data-next="{{href}}"{{/next}}>
 {{#items}}
-    <li class="item" id="{{id}}">
+    <li class="item" id="{{id}}" data-position="{{position}}">
       <figure>
-        <a href="{{href}}"><img src="{{path}}" alt="{{alt}}" loading="lazy"></a>
+        <a class="tile" href="{{href}}"{{#originalWidth}} data-width="{{originalWidth}}" data-height="{{originalHeight}}"{{/originalWidth}}><img src="{{path}}"{{#srcset}} srcset="{{srcset}}" sizes="(max-width: 40rem) 50vw, (min-width: 100rem) 22rem, 16rem"{{/srcset}}{{#width}} width="{{width}}" height="{{height}}"{{/width}} alt="{{alt}}" loading="lazy"></a>
         <figcaption>
           <span class="title">{{title}}</span>
+          <div class="info">
+{{#caption}}
+            <p class="caption">{{caption}}</p>
+{{/caption}}
 {{#hasMetadata}}
-          <dl>
+            <dl>
 {{#metadata}}
-            <dt>{{name}}</dt><dd>{{value}}</dd>
+              <dt>{{name}}</dt><dd>{{value}}</dd>
 {{/metadata}}
-          </dl>
+            </dl>
 {{/hasMetadata}}
-          <span class="details">{{contentType}}, {{size}}{{#hasRenditions}}, {{renditions}} sizes{{/hasRenditions}}</span>
+            <p class="details">{{contentType}}, {{size}}{{#hasRenditions}}, {{renditions}} sizes{{/hasRenditions}}</p>
+          </div>
         </figcaption>
       </figure>
     </li>
 {{/items}}
   </ul>
+  </section>
 {{/hasItems}}
 {{^hasItems}}
 {{^hasAlbums}}
   <p class="empty">This mirror holds no images yet.</p>
 {{/hasAlbums}}
 {{/hasItems}}
-</main>
 {{#hasPagination}}
 <nav class="pages" aria-label="Pages">
 {{#previous}}  <a rel="prev" href="{{href}}">← Previous</a>
@@ -126,10 +603,25 @@ footer { color: var(--muted); font-size: 0.85rem; margin: 2rem auto; }
 {{/next}}
 </nav>
 {{/hasPagination}}
-<footer><p>Generated by catalog-mirror. <a href="{{up}}manifest.json">manifest.json</a>{{#isAlbum}} · <a href="{{home}}">{{siteTitle}}</a>{{/isAlbum}}</p></footer>
+</main>
+<dialog class="viewer" aria-labelledby="viewer-title">
+  <div class="viewer-stage">
+    <img class="viewer-image" alt="">
+    <button type="button" class="viewer-previous" aria-label="Previous photo">‹</button>
+    <button type="button" class="viewer-next" aria-label="Next photo">›</button>
+  </div>
+  <div class="viewer-panel">
+    <button type="button" class="viewer-close" aria-label="Close the photo and go back to the album">✕</button>
+    <p class="viewer-position"></p>
+    <h2 id="viewer-title" class="viewer-title"></h2>
+    <div class="viewer-info"></div>
+    <p class="viewer-links"><a class="viewer-original">Original file</a> · <a class="viewer-album">Back to <span class="viewer-album-name"></span></a></p>
+  </div>
+</dialog>
+<footer><p>Generated by catalog-mirror. <a href="{{up}}manifest.json">manifest.json</a> · <a href="{{feed}}">Newest photos (Atom)</a>{{#isAlbum}} · <a href="{{home}}">{{siteTitle}}</a>{{/isAlbum}}</p></footer>
 </body>
 </html>
 
-"""#),
+"""##),
     ]
 }

@@ -136,6 +136,8 @@ struct MirrorPublisher: Sendable {
         // The feed links to the pages just written, and is flushed with them.
         let feed = AtomFeed(site: site, manifest: manifest).render()
         if try write(Array(feed.utf8), to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
+        // The search index of every page's search box, rewritten only when its bytes change.
+        if try SearchIndex.write(site: site, itemsPerPage: itemsPerPage, layout: layout) { written += 1 }
         if canSkip, next != previous, let data = try? JSONCoding.encode(next) {
             try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false)
         }
@@ -209,8 +211,17 @@ struct MirrorPublisher: Sendable {
                 "title": child.title, "href": href(child.fileBase), "count": site.totalPhotos(index),
                 "depth": child.depth - album.depth,
             ]
-            let cover = child.photos.first ?? site.descendants(of: index).lazy.compactMap { site.albums[$0].photos.first }.first
-            if let cover { entry["cover"] = up + cover.display.path }
+            let cover =
+                child.cover ?? child.photos.first
+                ?? site.descendants(of: index).lazy.compactMap { site.albums[$0].cover ?? site.albums[$0].photos.first }.first
+            if let cover {
+                let tile = PhotoView.tile(of: cover)
+                entry["cover"] = up + tile.path
+                if let size = tile.dimensions {
+                    entry["coverWidth"] = size.width
+                    entry["coverHeight"] = size.height
+                }
+            }
             return entry
         }
         // The index of albums below this one, nested: each entry says whether a list of its
@@ -243,10 +254,18 @@ struct MirrorPublisher: Sendable {
             "itemCount": album.photos.count,
             "hasItems": !album.photos.isEmpty,
             "photoCount": site.photoCount,
+            // The start page says how many photos the whole mirror holds when its own are not all.
+            "showsTotal": page.album == 0 && site.photoCount != album.photos.count,
             "pageNumber": page.number,
             "pageCount": page.count,
             "hasPagination": page.count > 1,
-            "items": album.photos[page.photos].map { Self.card($0, up: up) },
+            "items": album.photos[page.photos].enumerated().map { offset, photo in
+                Self.card(photo, up: up, position: page.photos.lowerBound + offset + 1, albumTitle: album.title)
+            },
+            "albumTitle": album.title,
+            "firstPosition": page.photos.lowerBound + 1,
+            "script": up + "assets/gallery.js",
+            "searchIndex": up + SearchIndex.fileName,
             "pages": Self.pageLinks(current: page.number, count: page.count) { href(album.fileBase, $0) },
         ]
         if page.number > 1 { context["previous"] = ["href": href(album.fileBase, page.number - 1)] }
@@ -288,13 +307,18 @@ struct MirrorPublisher: Sendable {
         return String(name[..<dot])
     }
 
-    private static func card(_ photo: SitePlan.Photo, up: String) -> [String: Any] {
+    /// What the template sees for one photo's card: its tile (the rendition `PhotoView.tile`
+    /// picks, with its size and a `srcset` of the renditions whose widths are known), the link to
+    /// its largest rendition, its label, caption and metadata, and its place in its album.
+    private static func card(_ photo: SitePlan.Photo, up: String, position: Int, albumTitle: String) -> [String: Any] {
         let item = photo.original
         let title = PhotoView.title(of: photo)
-        let metadata = (item.metadata ?? [:]).sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] }
-        return [
+        let details = PhotoView.details(of: photo, albumTitle: albumTitle)
+        let metadata = details.fields.map { ["name": $0.name, "value": $0.value] }
+        let tile = PhotoView.tile(of: photo)
+        var card: [String: Any] = [
             "id": PhotoView.anchor(of: photo),
-            "path": up + photo.display.path,
+            "path": up + tile.path,
             "href": up + item.path,
             "title": title,
             "alt": title,
@@ -306,7 +330,19 @@ struct MirrorPublisher: Sendable {
             "hasRenditions": photo.renditions > 1,
             "hasMetadata": !metadata.isEmpty,
             "metadata": metadata,
+            "position": position,
         ]
+        if let caption = details.caption { card["caption"] = caption }
+        if let size = tile.dimensions {
+            card["width"] = size.width
+            card["height"] = size.height
+        }
+        if let size = item.dimensions {
+            card["originalWidth"] = size.width
+            card["originalHeight"] = size.height
+        }
+        if let srcset = PhotoView.srcset(of: photo, up: up) { card["srcset"] = srcset }
+        return card
     }
 
     static func siteTitle(for source: String) -> String { SitePlan.fallbackTitle(for: source) }

@@ -15,12 +15,15 @@ struct SitePlan {
         private let displayIndex: Int32
         private let originalIndex: Int32
         private let renditionCount: Int32
+        /// Where the photo's renditions start in `Items.renditions` (-1: one rendition).
+        private let renditionStart: Int32
 
-        fileprivate init(items: Items, display: Int, original: Int, renditions: Int) {
+        fileprivate init(items: Items, display: Int, original: Int, renditions: Int, start: Int32) {
             self.items = items
             self.displayIndex = Int32(display)
             self.originalIndex = Int32(original)
             self.renditionCount = Int32(renditions)
+            self.renditionStart = start
         }
 
         /// How many published renditions the photo has.
@@ -30,6 +33,13 @@ struct SitePlan {
         var display: Item { Item(items: items, index: Int(displayIndex)) }
         /// The largest rendition (what the card links to).
         var original: Item { Item(items: items, index: Int(originalIndex)) }
+
+        /// Every published rendition, in no particular order.
+        var renditionItems: [Item] {
+            guard renditionStart >= 0 else { return [original] }
+            let start = Int(renditionStart)
+            return items.renditions[start..<start + renditions].map { Item(items: items, index: Int($0)) }
+        }
     }
 
     /// One item of the manifest, read field by field where it is packed (a card reads a few
@@ -46,12 +56,19 @@ struct SitePlan {
         var bytes: Int64 { items.all.bytes(at: index) }
         var album: String? { items.all.album(at: index) }
         var firstSeen: Date { items.all.firstSeen(at: index) }
+        /// The image's size in pixels, when the manifest knows it.
+        var dimensions: ImageDimensions? { items.all.dimensions(at: index) }
     }
 
-    /// The manifest's items, shared by every photo of the plan.
+    /// The manifest's items, shared by every photo of the plan, and the renditions of the
+    /// photos that have more than one (item numbers, each photo's together).
     fileprivate final class Items: Sendable {
         let all: ItemTable
-        init(_ all: ItemTable) { self.all = all }
+        let renditions: [Int32]
+        init(_ all: ItemTable, renditions: [Int32]) {
+            self.all = all
+            self.renditions = renditions
+        }
     }
 
     /// An album of the source (a page photos were found on), or the root: the start page.
@@ -64,6 +81,9 @@ struct SitePlan {
         var children: [Int] = []
         var photos: [Photo] = []
         var depth = 0
+        /// The album's picture: the photo the source shows where it links to the album (its
+        /// cover), else none (its first photo stands in).
+        var cover: Photo?
     }
 
     /// One file to render: a page of an album's photos.
@@ -83,7 +103,7 @@ struct SitePlan {
     private(set) var photoCount = 0
 
     init(manifest: Manifest, itemsPerPage: Int) {
-        siteTitle = manifest.title ?? Self.fallbackTitle(for: manifest.source)
+        siteTitle = manifest.title.map(Self.withoutPageNumber) ?? Self.fallbackTitle(for: manifest.source)
         albums = [Album(url: nil, title: siteTitle, fileBase: "index")]
         var albumOfURL: [String: Int] = [:]
         let sourceDirectory = Self.directory(of: manifest.source)
@@ -110,7 +130,10 @@ struct SitePlan {
             }
             usedBases.insert(base)
             albumOfURL[album.url] = albums.count
-            albums.append(Album(url: album.url, title: album.title ?? Self.lastSegment(album.url), fileBase: base))
+            albums.append(
+                Album(
+                    url: album.url, title: album.title.map(Self.withoutPageNumber) ?? Self.lastSegment(album.url), fileBase: base)
+            )
         }
         nest()
 
@@ -120,8 +143,7 @@ struct SitePlan {
         // is its largest rendition, as the plan sets `variantOf`: a table of every key was the
         // peak of a 100,000-item first run (12 MB while the pages were planned). Only a
         // `variantOf` given as text (a manifest made whole) is looked up by key.
-        let items = Items(manifest.table)
-        let all = items.all
+        let all = manifest.table
         var indexOfKey: [String: Int32] = [:]
         if all.hasVariantTexts {
             for index in all.indices where indexOfKey[all.key(at: index)] == nil {
@@ -158,23 +180,63 @@ struct SitePlan {
             }
         }
         groupOfItem = []
+        // The albums whose cover each cover key is (SPEC: an album's cover is the album's
+        // picture, never a photo of its own). The start page is no album's cover.
+        var albumOfCover: [String: Int] = [:]
+        for album in manifest.albums ?? [] {
+            if let cover = album.cover, let index = albumOfURL[album.url], index != 0, albumOfCover[cover] == nil {
+                albumOfCover[cover] = index
+            }
+        }
+        /// A photo worked out, before the shared table of renditions exists.
+        struct Planned {
+            var album: Int
+            var display: Int32
+            var original: Int32
+            var count: Int32
+            var start: Int32
+            /// The albums it is the cover of.
+            var covers: [Int] = []
+        }
+        var planned: [Planned] = []
+        planned.reserveCapacity(groups.count)
+        var renditions: [Int32] = []
         for (photo, first, rest) in groups {
             let first = Int(first)
-            let indices = rest.isEmpty ? [] : [first] + rest.map { Int($0) }
+            let indices = rest.isEmpty ? [first] : [first] + rest.map { Int($0) }
             var original = first
             var display = first
+            var start: Int32 = -1
             if !rest.isEmpty {
                 original =
                     indices.first { $0 == Int(photo) }
                     ?? indices.max { all.bytes(at: $0) < all.bytes(at: $1) } ?? first
                 display =
                     indices.min { (all.bytes(at: $0), all.key(at: $0)) < (all.bytes(at: $1), all.key(at: $1)) } ?? original
+                start = Int32(renditions.count)
+                renditions.append(contentsOf: indices.map { Int32($0) })
             }
             let album = all.album(at: original).flatMap { albumOfURL[$0] } ?? 0
-            albums[album].photos.append(
-                Photo(items: items, display: display, original: original, renditions: 1 + rest.count))
+            var entry = Planned(
+                album: album, display: Int32(display), original: Int32(original), count: Int32(indices.count), start: start)
+            if !albumOfCover.isEmpty {
+                entry.covers = indices.compactMap { albumOfCover[all.key(at: $0)] }
+            }
+            planned.append(entry)
         }
-        photoCount = groups.count
+        groups = []
+        let items = Items(all, renditions: renditions)
+        for entry in planned {
+            let photo = Photo(
+                items: items, display: Int(entry.display), original: Int(entry.original), renditions: Int(entry.count),
+                start: entry.start)
+            for covered in entry.covers where albums[covered].cover == nil { albums[covered].cover = photo }
+            // The picture of another album only (a cover, or a generator's collage for it):
+            // not a photo of the album it was found on.
+            if !entry.covers.isEmpty, !entry.covers.contains(entry.album) { continue }
+            albums[entry.album].photos.append(photo)
+            photoCount += 1
+        }
 
         let perPage = max(1, itemsPerPage)
         for (index, album) in albums.enumerated() where index == 0 || !album.photos.isEmpty || !album.children.isEmpty {
@@ -289,6 +351,16 @@ struct SitePlan {
         let path = url.prefix { $0 != "?" && $0 != "#" }
         let segments = path.split(separator: "/").filter { $0 != "index.html" && $0 != "index.htm" }
         return PercentEncoding.decode(String(segments.last ?? Substring(url)))
+    }
+
+    /// `title` without the page number a paginated listing adds to it ("Nature — page 1",
+    /// "Nature | Page 2 of 5"): the site and its albums are named by what they are, the page
+    /// they were first seen on aside.
+    static func withoutPageNumber(_ title: String) -> String {
+        guard let match = title.firstMatch(of: /(?i)\s*(?:[-–—|·:,]\s*)?\(?page\s+\d+(?:\s*(?:of|\/)\s*\d+)?\)?\s*$/),
+            match.range.lowerBound != title.startIndex
+        else { return title }
+        return String(title[..<match.range.lowerBound])
     }
 
     static func fallbackTitle(for source: String) -> String {

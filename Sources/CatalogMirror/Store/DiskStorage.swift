@@ -296,6 +296,11 @@ import Foundation
             // A row from before the time was kept: it is taken now, from the file just found whole.
             stored.fileModified = FileSystem.status(atPath: path(of: stored))?.modified
         }
+        if stored.dimensions == nil {
+            // A row from before sizes were kept: read from the file's header (its first 4 KB and
+            // a few small reads), so a mirror gains them without downloading anything again.
+            stored.dimensions = ImageHeader.dimensions(ofFileAtPath: path(of: stored))
+        }
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
@@ -374,6 +379,7 @@ import Foundation
             same.etag = file.etag
             same.lastModified = file.lastModified
             same.lastChecked = now
+            same.dimensions = same.dimensions ?? file.dimensions
             try keep(same)
             return same
         }
@@ -403,7 +409,9 @@ import Foundation
             key: request.key, fileName: name, sha256: file.sha256, byteCount: file.byteCount,
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName,
-            fileModified: FileSystem.status(atPath: stagedName.map { stagedPath + "/" + $0 } ?? imagesPath + "/" + name)?.modified
+            fileModified: FileSystem.status(atPath: stagedName.map { stagedPath + "/" + $0 } ?? imagesPath + "/" + name)?
+                .modified,
+            dimensions: file.dimensions
         )
         // Replaces any queued confirmation of the old file, which must not overwrite this row.
         try keep(stored, newFile: true)

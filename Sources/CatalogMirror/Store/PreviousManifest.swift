@@ -255,7 +255,8 @@ struct PreviousManifest: Sendable {
             items.append(Item(key: row.key.string, sha256: row.sha256, firstSeen: row.firstSeen))
             full[row.key.string] = Manifest.Item(
                 key: row.key.string, path: row.path, sha256: row.sha256, bytes: row.byteCount, contentType: row.contentType,
-                etag: row.etag, lastModified: row.lastModified, firstSeen: row.firstSeen, lastChecked: row.lastChecked)
+                etag: row.etag, lastModified: row.lastModified, firstSeen: row.firstSeen, lastChecked: row.lastChecked,
+                width: row.dimensions?.width, height: row.dimensions?.height)
         }
         self.init(items: items.fitted(), decorations: [], url: url)
         indexItems = full

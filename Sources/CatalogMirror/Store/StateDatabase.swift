@@ -184,14 +184,20 @@ struct StateDatabase: Sendable {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: "ALTER TABLE image ADD COLUMN fileModified INTEGER")
         }
+        // Each image's size in pixels (`StoredImage.dimensions`), so a 304 keeps it; a row
+        // from before has none until its next confirmation reads the file's header.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: "ALTER TABLE image ADD COLUMN width INTEGER; ALTER TABLE image ADD COLUMN height INTEGER")
+        }
         return migrator
     }
 
     /// The columns of the first version's table.
     private static let v1Columns = 10
     private static let columns =
-        "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName, fileModified"
-    private static let columnCount = 11
+        "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName, fileModified, "
+        + "width, height"
+    private static let columnCount = 13
 
     private static let insertSQL = insertSQL(columns: columnCount)
 
@@ -205,7 +211,7 @@ struct StateDatabase: Sendable {
         let values: [(any DatabaseValueConvertible)?] = [
             image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
             image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
-            image.stagedName, image.fileModified,
+            image.stagedName, image.fileModified, image.dimensions?.width, image.dimensions?.height,
         ]
         try statement.execute(arguments: StatementArguments(values.prefix(count)))
     }
@@ -218,7 +224,10 @@ struct StateDatabase: Sendable {
         return StoredImage(
             key: key, fileName: row[1], sha256: row[2], byteCount: row[3], contentType: row[4], etag: row[5],
             lastModified: row[6], firstSeen: Date(timeIntervalSince1970: row[7]),
-            lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9], fileModified: row[10])
+            lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9], fileModified: row[10],
+            dimensions: (row[11] as Int?).flatMap { width in
+                (row[12] as Int?).flatMap { ImageDimensions.checked(width: width, height: $0) }
+            })
     }
 
     private func failure(_ operation: String, _ error: any Error) -> StoreError {

@@ -30,10 +30,15 @@ public struct StoredImage: Sendable, Equatable {
     /// file whose time differs was changed by someone else since, and is not trusted. Nil in
     /// rows written before it was kept (then the size alone is checked).
     public var fileModified: Int64?
+    /// The image's size in pixels, read from its header when it was stored (or, for a row
+    /// stored before sizes were kept, when it was next confirmed); nil when the header does
+    /// not say.
+    public var dimensions: ImageDimensions?
 
     init(
         key: CanonicalURL, fileName: String, sha256: String, byteCount: Int64, contentType: String, etag: String?,
-        lastModified: String?, firstSeen: Date, lastChecked: Date, stagedName: String? = nil, fileModified: Int64? = nil
+        lastModified: String?, firstSeen: Date, lastChecked: Date, stagedName: String? = nil, fileModified: Int64? = nil,
+        dimensions: ImageDimensions? = nil
     ) {
         self.key = key
         self.path = Self.directory + fileName
@@ -46,6 +51,7 @@ public struct StoredImage: Sendable, Equatable {
         self.lastChecked = lastChecked
         self.stagedName = stagedName
         self.fileModified = fileModified
+        self.dimensions = dimensions
     }
 
     /// True when a file with `status` is this image's, as stored: its size, and (when known) the

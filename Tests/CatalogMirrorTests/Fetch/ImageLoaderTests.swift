@@ -48,7 +48,8 @@ final class CountingSource: ImageSource {
             .file(
                 DownloadedFile(
                     temporaryPath: url.path, sha256: sha256Hex(bytes), byteCount: Int64(bytes.count), format: .png, etag: "\"e\"",
-                    lastModified: nil)))
+                    lastModified: nil,
+                    dimensions: ImageHeader.dimensions(.png, head: bytes, length: Int64(bytes.count)) { _, _ in [] })))
     }
 }
 

@@ -74,8 +74,8 @@ struct AtomFeedTests {
         #expect(xml.contains("<title>A &lt;b&gt; &amp; &quot;c&quot; \u{1F600}</title>"))
         #expect(xml.contains("<title>Trips &amp; &lt;Tours&gt;</title>"))
         #expect(!xml.unicodeScalars.contains { $0.value == 1 || $0.value == 0xFFFE })
-        // An untitled photo is labelled by its file name, as its card is.
-        #expect(xml.contains("<title>photo-0002</title>"))
+        // An untitled photo is labelled by its file name read as words, as its card is.
+        #expect(xml.contains("<title>Photo 0002</title>"))
         // The feed was updated when its newest photo was first seen, not when it was written.
         #expect(xml.contains("  <updated>\(Timestamp.string(Date(timeIntervalSince1970: 1_800_000_000)))</updated>\n  <link"))
         let again = AtomFeed(site: SitePlan(manifest: manifest, itemsPerPage: 60), manifest: manifest).render()

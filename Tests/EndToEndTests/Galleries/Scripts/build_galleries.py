@@ -87,10 +87,9 @@ def sigal_truth(theme):
     for album, _ in albums():
         landscape = sorted(stem for a, _, stem, _, wide in photo_list() if a == album and wide)
         covers[album] = landscape[0]
-    parent = {"nature": "", "people": "", "science": "", "science/space": "science/"}
     # colorbox renders an album that has sub-albums with a template that lists only the sub-albums.
     listed = {album for album, _ in albums()} - ({"science"} if theme == "colorbox" else set())
-    truth_photos, unreachable = [], []
+    truth_photos, unreachable, extras = [], [], []
     for album, _, stem, title, _ in photo_list():
         renditions = [f"{album}/thumbnails/{stem}.jpg"]
         if album in listed:
@@ -98,17 +97,23 @@ def sigal_truth(theme):
         elif covers[album] != stem:
             unreachable.append(f"{album}/{stem}.jpg")
             continue
-        first = parent[album] if covers[album] == stem else album + "/"
-        truth_photos.append({"id": f"{album}/{stem}", **({"title": title} if title else {}), "album": first,
+        else:
+            # Shown only as the cover of an album that lists no photo: the album's picture,
+            # not a photo (SPEC).
+            extras.append(renditions[0])
+            continue
+        # A cover on the page above its album is the album's picture: the photo belongs to the
+        # album, where it is listed.
+        truth_photos.append({"id": f"{album}/{stem}", **({"title": title} if title else {}), "album": album + "/",
                              "largest": renditions[-1], "renditions": renditions, "optional": []})
     album_titles = dict(albums())
-    # Breadth-first: the root (covers), then nature/, people/, science/ (link order), then science/space/.
+    # Breadth-first: the root, then nature/, people/, science/ (link order), then science/space/.
     order = ["", "nature/", "people/", "science/", "science/space/"]
     used = {p["album"] for p in truth_photos}
     return {
         "start": "", "siteTitle": SITE_TITLE,
         "albums": [{"path": p, "title": album_titles.get(p.rstrip("/"), SITE_TITLE)} for p in order if p in used],
-        "photos": truth_photos, "extras": [],
+        "photos": truth_photos, "extras": extras,
         "decorations": ["static/img/fullscreen.png"] if theme == "galleria" else [],
         "unreachable": unreachable,
     }
