@@ -129,7 +129,7 @@ struct GallerySiteTests {
     }
 
     @Test("the search index lists every shown photo, escaped for a script, and is rewritten only when it changes")
-    func searchIndex() throws {
+    func searchIndex() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let layout = MirrorLayout(root: directory.url)
@@ -148,7 +148,7 @@ struct GallerySiteTests {
         var manifest = Manifest(
             source: "http://h/g/", generatedAt: Date(), items: items, rejected: [],
             albums: [.init(url: Self.album, title: "Nature")])
-        try publisher.publish(manifest)
+        try await publisher.publish(manifest)
         let url = layout.root.appendingPathComponent(SearchIndex.fileName)
         let script = try String(contentsOf: url, encoding: .utf8)
         #expect(!script.contains("</script>") && !script.contains("\u{2028}"))
@@ -164,14 +164,14 @@ struct GallerySiteTests {
 
         // Published again unchanged: the file is left alone.
         let before = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
-        Thread.sleep(forTimeInterval: 0.02)
+        try await Task.sleep(for: .milliseconds(20))
         manifest.generatedAt = Date()
-        try publisher.publish(manifest)
+        try await publisher.publish(manifest)
         #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date == before)
         // A title changes: it is rewritten.
         items[2] = item("c", width: nil, bytes: 1, title: "Delta")
         manifest.items = items
-        try publisher.publish(manifest)
+        try await publisher.publish(manifest)
         #expect(try String(contentsOf: url, encoding: .utf8).contains("\"Delta\""))
     }
 
