@@ -10,6 +10,7 @@ exit 3 ("nothing to mirror"), as it must, and its one line says how many image U
 which must be the document's.
 """
 import collections
+import json
 import os
 import re
 import statistics
