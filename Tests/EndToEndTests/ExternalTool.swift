@@ -87,13 +87,18 @@ struct ExternalTool: Sendable, Hashable {
         try await Self.run(required(), arguments, input: input)
     }
 
-    /// Runs `executable` with `arguments` (and `input` on standard input) and waits for it.
-    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) async throws -> (
-        status: Int32, stdout: String, stderr: String
-    ) {
+    /// Runs `executable` with `arguments` (and `input` on standard input) and waits for it: in
+    /// `directory` when given, with exactly `environment` when given (else this process's).
+    /// The one way the end-to-end tests run a program, the built binary included (`runBinary`).
+    static func run(
+        _ executable: String, _ arguments: [String], input: Data? = nil, in directory: URL? = nil,
+        environment: [String: String]? = nil
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if let environment { process.environment = environment }
         let out = Pipe()
         let err = Pipe()
         let inPipe = Pipe()

@@ -188,33 +188,14 @@ final class ConnectProxy: Sendable {
 /// Runs the built binary with `arguments` and extra `environment` variables, standard error a
 /// pipe (as under cron).
 func runBinary(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws -> Binary.Result {
-    let process = Process()
-    process.executableURL = try #require(Binary.url, "build the catalog-mirror executable first (swift build)")
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
+    let binary = try #require(Binary.url, "build the catalog-mirror executable first (swift build)")
     var merged = ProcessInfo.processInfo.environment
     for key in ["http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"] {
         merged[key] = nil
     }
     merged.merge(environment) { $1 }
-    process.environment = merged
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    let exited = AsyncStream.makeStream(of: Int32.self)
-    process.terminationHandler = { process in
-        exited.continuation.yield(process.terminationStatus)
-        exited.continuation.finish()
-    }
-    try process.run()
-    async let stdout = Binary.readToEnd(out.fileHandleForReading)
-    async let stderr = Binary.readToEnd(err.fileHandleForReading)
-    let (o, e) = await (stdout, stderr)
-    var iterator = exited.stream.makeAsyncIterator()
-    let status = await iterator.next() ?? -1
-    return Binary.Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    let run = try await ExternalTool.run(binary.path, arguments, in: directory, environment: merged)
+    return Binary.Result(status: run.status, stdout: run.stdout, stderr: run.stderr)
 }
 
 /// Every file under `root` whose bytes contain `secret`, as paths relative to `root`.

@@ -290,29 +290,9 @@ struct FaultTests {
 /// Runs a program (not the binary) as `Binary.run` runs the binary.
 enum Command {
     static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws -> Binary.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let exited = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { process in
-            exited.continuation.yield(process.terminationStatus)
-            exited.continuation.finish()
-        }
-        try process.run()
-        async let stdout = Binary.readToEnd(out.fileHandleForReading)
-        async let stderr = Binary.readToEnd(err.fileHandleForReading)
-        let (o, e) = await (stdout, stderr)
-        var iterator = exited.stream.makeAsyncIterator()
-        let status = await iterator.next() ?? -1
-        return Binary.Result(
-            status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        let run = try await ExternalTool.run("/usr/bin/env", arguments, in: directory, environment: merged)
+        return Binary.Result(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
     /// Runs `arguments` and waits; true when it exited 0.
