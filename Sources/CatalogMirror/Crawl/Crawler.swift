@@ -124,7 +124,11 @@ struct Crawler: Sendable {
 
     /// How fetching one page ended.
     private enum PageResult: Sendable {
-        case read(Frontier.Page, url: CanonicalURL, scan: PageScan, base: CanonicalURL, bodyHash: String, warnings: [String])
+        /// `resources`: the photos of the scripts and data files the page loads, each file's
+        /// apart, given to the page only if no earlier page (in crawl order) named that file.
+        case read(
+            Frontier.Page, url: CanonicalURL, scan: PageScan, base: CanonicalURL, bodyHash: String, warnings: [String],
+            resources: [PageResources.Resource] = [])
         case failed(String)
         /// The response was not an HTML page.
         case notPage
@@ -152,6 +156,11 @@ struct Crawler: Sendable {
         var feeds: [CanonicalURL] = []
         var seenFeeds: Set<CanonicalURL> = []
         var bodies: [String: Int] = [:]
+        // Scripts and data files whose photos a page has been given: a file several pages load
+        // (a listing every page advertises) gives its photos to the first of them in crawl
+        // order only. Its photos on later pages would be repeats (a photo's album is the first
+        // page it is found on), and P pages times N photos of them made a crawl quadratic.
+        var givenResources: Set<CanonicalURL> = []
         var pending: [Int: PageResult] = [0: startResult]
         var nextToRead = 0
         let concurrency = max(1, configuration.pageConcurrency)
@@ -165,7 +174,7 @@ struct Crawler: Sendable {
                 summary.notPages += 1
             case .refused(let reason):
                 if reason == .robots { summary.robotsRefused += 1 } else { summary.refusals.outOfScope += 1 }
-            case .read(let page, let url, let scan, let base, let bodyHash, let warnings):
+            case .read(let page, let url, var scan, let base, let bodyHash, let warnings, let resources):
                 logger.info(
                     "page \(url) read (depth \(page.depth)): \(scan.images.count) image references, \(scan.links.count) links, \(scan.feeds.count) feeds"
                 )
@@ -179,6 +188,9 @@ struct Crawler: Sendable {
                     return
                 }
                 bodies[bodyHash] = page.sequence
+                for resource in resources where givenResources.insert(resource.url).inserted {
+                    scan.addPhotos(resource.photos)
+                }
                 summary.pageNumbers[page.url] = page.sequence
                 summary.pageNumbers[url] = summary.pageNumbers[url] ?? page.sequence
                 summary.documents[page.sequence] = .init(url: url, kind: .page, title: scan.title, heading: scan.heading)
@@ -261,11 +273,12 @@ struct Crawler: Sendable {
 
     /// A page read, with the photos of the scripts and data files it loads added to its own.
     private static func addResources(to result: PageResult, from resources: PageResources) async -> PageResult {
-        guard case .read(let page, let url, var scan, let base, let bodyHash, let warnings) = result else { return result }
+        guard case .read(let page, let url, var scan, let base, let bodyHash, let warnings, _) = result else { return result }
         let found = await resources.found(for: scan, base: base)
-        scan.addPhotos(found.photos)
         if scan.title == nil { scan.title = found.title }
-        return .read(page, url: url, scan: scan, base: base, bodyHash: bodyHash, warnings: warnings + found.warnings)
+        return .read(
+            page, url: url, scan: scan, base: base, bodyHash: bodyHash, warnings: warnings + found.warnings,
+            resources: found.resources)
     }
 
     // MARK: - Sitemaps

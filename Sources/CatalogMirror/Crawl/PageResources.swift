@@ -8,7 +8,8 @@
 ///
 /// Every request passes the crawl's gate and the session's pacing, conditional on the cache as
 /// pages are; each URL is fetched and read once per run, whichever page names it first, and
-/// its findings are shared with every page that names it. Failures are warnings: a missing
+/// its photos go to the first page in crawl order that names it (the crawler decides, as it
+/// takes the pages in order: `Resource`). Failures are warnings: a missing
 /// script or data file does not fail the run.
 struct PageResources: Sendable {
     let session: HTTPSession
@@ -44,10 +45,16 @@ struct PageResources: Sendable {
         var failure: String?
     }
 
+    /// The photos of one script or data file, their URLs resolved (so they stand on their own).
+    struct Resource: Sendable {
+        var url: CanonicalURL
+        var photos: [[ImageReference]]
+    }
+
     /// What the scripts and data files of one page hold.
     struct Found: Sendable {
-        /// Photos, their URLs resolved (so they stand on their own).
-        var photos: [[ImageReference]] = []
+        /// Each file's photos, in the order the page names them.
+        var resources: [Resource] = []
         /// The first data file's title: a page that has none of its own takes it (fgallery
         /// sets `document.title` from its `data.json`).
         var title: String?
@@ -82,19 +89,20 @@ struct PageResources: Sendable {
             let reading = await readings.reading(of: script) { await read(script: script) }
             if let failure = reading.failure { found.warnings.append(failure) }
             if !reading.findings.isComplete { found.warnings.append(ScriptFindings.incompleteWarning("script \(script)")) }
-            found.photos += reading.findings.photos.map { resolve($0, against: base) }
+            found.resources.append(Resource(url: script, photos: reading.findings.photos.map { resolve($0, against: base) }))
             for href in reading.findings.dataFiles { addDataFile(href, base: base) }
         }
         for (url, documentBase) in dataFiles {
             let reading = await readings.reading(of: url) { await read(dataFile: url) }
             if let failure = reading.failure { found.warnings.append(failure) }
-            found.photos += reading.findings.photos.map { photo in
+            let photos = reading.findings.photos.map { photo in
                 resolve(photo, against: documentBase).map { reference in
                     var reference = reference
                     reference.isFromDataFile = true
                     return reference
                 }
             }
+            found.resources.append(Resource(url: url, photos: photos))
             found.title = found.title ?? reading.title
         }
         return found

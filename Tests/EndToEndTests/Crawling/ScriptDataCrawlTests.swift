@@ -104,6 +104,53 @@ struct ScriptDataCrawlTests {
         }
     }
 
+    @Test("a listing every page advertises gives its photos to the first page only: no page repeats them")
+    func sharedListing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let site = directory.url.appendingPathComponent("site")
+        // Three pages, each with a photo of its own, each advertising the one listing of 20
+        // records (a thumbnail and an image each), as a site advertises its API.
+        let records = (0..<20).map { #"{"title": "Listed \#($0)", "thumbnail": "l/t\#($0).png", "url": "l/\#($0).png"}"# }
+        var files = ["g/list.json": "[" + records.joined(separator: ",") + "]"]
+        for page in 1...3 {
+            let next = page < 3 ? #"<a href="page-\#(page + 1).html">next</a>"# : ""
+            files[page == 1 ? "g/index.html" : "g/page-\(page).html"] = """
+                <!DOCTYPE html><html><head><title>Page \(page)</title>
+                <link rel="alternate" type="application/json" href="list.json"></head>
+                <body><img src="own/\(page).png" alt="Own \(page)">\(next)</body></html>
+                """
+        }
+        for (path, text) in files {
+            let url = site.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let images = (0..<20).flatMap { ["g/l/t\($0).png", "g/l/\($0).png"] } + (1...3).map { "g/own/\($0).png" }
+        for path in images {
+            let url = site.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(Fixture.png).write(to: url)
+        }
+        let output = directory.url.appendingPathComponent("mirror")
+        let server = StaticSiteServer(directory: site, mount: "/")
+        try await server.run { base in
+            let start = base + "g/"
+            let report = try await MirrorEngine(configuration: testConfiguration(source: start, output: output)).run()
+            #expect(report.exitStatus == 0, "\(report.warnings)")
+            #expect(report.pages == 3)
+            #expect(report.published == images.count)
+            // Given to every page, the listing's 40 keys came back twice more as repeats.
+            #expect(report.memoryHits == 0)
+            let manifest = try MirrorManifest(mirror: output)
+            for item in manifest.items where item.key.contains("/g/l/") {
+                #expect(item.album == start, "\(item.key)")
+            }
+            #expect(manifest.items.first { $0.key.hasSuffix("own/3.png") }?.album == base + "g/page-3.html")
+            #expect(server.log.filter { $0.path == "/g/list.json" }.count == 1)
+        }
+    }
+
     @Test("a feed that declares entities is read unexpanded with a warning, never exit 3", arguments: ["source", "--feed"])
     func entityFeed(given: String) async throws {
         let directory = try TemporaryDirectory()
