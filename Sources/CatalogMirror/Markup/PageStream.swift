@@ -7,10 +7,11 @@ import CLibXML
 /// for each element, attribute and run of text, about a kilobyte a photo) was most of a page's
 /// peak memory, where a feed, read as a stream, cost under a kilobyte a photo in all.
 final class PageElement {
-    /// A child: an element, or a run of text (character data or a script's source).
+    /// A child: an element, or a run of text (character data or a script's source) as UTF-8
+    /// bytes, as libxml2 hands it over in pieces (joined into one run, decoded when asked for).
     enum Content {
         case element(PageElement)
-        case text(String)
+        case text([UInt8])
     }
 
     /// The element's name, lower-cased (libxml2's HTML parser lower-cases element names).
@@ -88,9 +89,9 @@ final class PageElement {
 
     /// The text of this element and its descendants exactly as written (a script's source).
     var rawText: String {
-        var out = ""
+        var out: [UInt8] = []
         walkText { out += $0 }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The text of this element and its descendants, white space collapsed.
@@ -109,7 +110,7 @@ final class PageElement {
     }
 
     /// Calls `body` with each run of text below this element, in document order.
-    private func walkText(_ body: (String) -> Void) {
+    private func walkText(_ body: ([UInt8]) -> Void) {
         var pending: [Content] = contents.reversed()
         while let content = pending.popLast() {
             switch content {
@@ -273,11 +274,15 @@ final class PageStream {
                 keptText + Int(length) <= PageReading.maxScriptBytes + 1
             else { return }
             keptText += Int(length)
-            let piece = String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
-            if case .text(let previous)? = element.contents.last {
-                element.contents[element.contents.count - 1] = .text(previous + piece)
+            let piece = UnsafeBufferPointer(start: text, count: Int(length))
+            // Appended in place (taken out of the array first, so the run is not copied): a
+            // script comes in pieces of a kilobyte, and joining copies made a 2 MB one quadratic.
+            if case .text(var run)? = element.contents.last {
+                element.contents.removeLast()
+                run.append(contentsOf: piece)
+                element.contents.append(.text(run))
             } else {
-                element.contents.append(.text(piece))
+                element.contents.append(.text(Array(piece)))
             }
         }
 
