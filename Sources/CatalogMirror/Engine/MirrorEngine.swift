@@ -357,7 +357,8 @@ public struct MirrorEngine: Sendable {
                 }
             }
         }
-        return chosen.sorted { $0.key < $1.key }
+        // As (key, entry) pairs, keys compared in place (`PhotoGroups.init` says why).
+        return chosen.map { ($0.key, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// Loads the engine keeps in flight: `--concurrency`, times the pipeline depth when image
