@@ -174,10 +174,7 @@ struct PhotoGroups {
     }
 
     init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary) {
-        // Sorted as (key, entry) pairs: a comparison reads the keys in place, where reading
-        // `entry.key` (a class's `var`) copied it, two retains and an access check a comparison;
-        // that was a fifth of a whole sync of a 100,000-item feed, and grew as n log n.
-        self.entries = entries.map { ($0.key, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        self.entries = CatalogEntry.sortedByKey(entries)
         let entries = self.entries
         let graph = Incidence(entries: entries)
         let keyCount = entries.count

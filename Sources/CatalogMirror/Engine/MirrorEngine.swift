@@ -357,8 +357,7 @@ public struct MirrorEngine: Sendable {
                 }
             }
         }
-        // As (key, entry) pairs, keys compared in place (`PhotoGroups.init` says why).
-        return chosen.map { ($0.key, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        return CatalogEntry.sortedByKey(chosen)
     }
 
     /// Loads the engine keeps in flight: `--concurrency`, times the pipeline depth when image
