@@ -22,6 +22,8 @@ typedef uint16_t UChar;
 #include <libxml/tree.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlerror.h>
+// xmlSwitchToEncoding, for a page read with SAX callbacks (PageStream).
+#include <libxml/parserInternals.h>
 
 /// `xmlFree` is a C global variable (a function pointer); Swift 6 rejects touching shared mutable
 /// state, so free through this inline function instead.

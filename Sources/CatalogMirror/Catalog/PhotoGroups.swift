@@ -174,7 +174,7 @@ struct PhotoGroups {
     }
 
     init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary) {
-        self.entries = entries.sorted { $0.key < $1.key }
+        self.entries = CatalogEntry.sortedByKey(entries)
         let entries = self.entries
         let graph = Incidence(entries: entries)
         let keyCount = entries.count

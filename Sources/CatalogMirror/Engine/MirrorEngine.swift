@@ -357,7 +357,7 @@ public struct MirrorEngine: Sendable {
                 }
             }
         }
-        return chosen.sorted { $0.key < $1.key }
+        return CatalogEntry.sortedByKey(chosen)
     }
 
     /// Loads the engine keeps in flight: `--concurrency`, times the pipeline depth when image

@@ -63,15 +63,23 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
 
     public static func < (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool {
         // The manifest is sorted "by key in byte order". One `memcmp` of the two UTF-8 buffers: comparing
-        // through the views' iterators was most of the cost of sorting a catalog.
-        var (left, right) = (lhs.string, rhs.string)
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
-                let common = min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                return order != 0 ? order < 0 : a.count < b.count
-            }
+        // through the views' iterators was most of the cost of sorting a catalog. Read in place when
+        // the strings are native (always, for keys this type made): `withUTF8` needs a copy of each
+        // string to mutate, two retains and releases a comparison, which a sort makes n log n of.
+        if let answer = lhs.string.utf8.withContiguousStorageIfAvailable({ a in
+            rhs.string.utf8.withContiguousStorageIfAvailable { b in bytesPrecede(a, b) }
+        }), let answer {
+            return answer
         }
+        var (left, right) = (lhs.string, rhs.string)
+        return left.withUTF8 { a in right.withUTF8 { b in bytesPrecede(a, b) } }
+    }
+
+    private static func bytesPrecede(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let common = min(a.count, b.count)
+        guard common > 0, let left = a.baseAddress, let right = b.baseAddress else { return a.count < b.count }
+        let order = memcmp(left, right, common)
+        return order != 0 ? order < 0 : a.count < b.count
     }
 
     public static func == (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool { lhs.string == rhs.string }

@@ -1,3 +1,4 @@
+import CLibXML
 import Foundation
 
 /// Reads an HTML page with libxml2's recovering HTML parser (network off) into what the crawler
@@ -18,18 +19,21 @@ public enum HTMLScanner {
 
     /// Scans `bytes` (a page fetched from `url`). `encoding` is the HTTP header's charset, if any.
     ///
-    /// libxml2's recovering HTML parser reads the whole page, so broken markup still gives
-    /// what it can; `encoding` defaults to nil (the page's own `<meta charset>`, else UTF-8).
-    /// - Throws: ``MarkupError`` only when libxml2 cannot parse the bytes at all.
+    /// libxml2's recovering HTML parser reads the whole page, in one pass and without building
+    /// its tree (`PageStream`), so broken markup still gives what it can; `encoding` defaults to
+    /// nil (the page's own `<meta charset>`, else UTF-8). Numeric character references libxml2
+    /// would cut a value at (`&#xB;`) are first rewritten as the HTML Standard reads them
+    /// (`CharacterReferences`).
+    /// - Throws: ``MarkupError`` only when libxml2 cannot set up a parser for the page.
     public static func scan(_ bytes: [UInt8], url: String, encoding: String? = nil) throws(MarkupError) -> PageScan {
-        var reader = PageReading()
-        do {
-            let document = try MarkupDocument.html(bytes, url: url, encoding: encoding)
-            document.walk { node in reader.visit(node) }
+        let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }
+        var input = bytes
+        if CharacterReferences.isASCIICompatible(bytes, encoding: knownEncoding),
+            let rewritten = CharacterReferences.rewritten(bytes)
+        {
+            input = rewritten
         }
-        // The tree (about a kilobyte a photo) is freed by the end of the scope above, before the
-        // references are finished: held through `finish`, it was a third of a page's peak.
-        var scan = reader.finish()
+        var scan = try PageStream.read(input, url: url, encoding: knownEncoding)
         scan.readScripts()
         return scan
     }

@@ -39,7 +39,8 @@ public struct MarkupError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A parsed libxml2 HTML tree (feeds are streamed: see `FeedStreamParser`). Owns the C document and frees it in `deinit`; nodes
+/// A parsed libxml2 HTML tree, for the small HTML a feed item's description carries (pages are
+/// read without a tree: `PageStream`; feeds are streamed: `FeedStreamParser`). Owns the C document and frees it in `deinit`; nodes
 /// handed out by `walk` never outlive the call, so no node can outlive its document.
 final class MarkupDocument {
     private let document: xmlDocPtr

@@ -14,7 +14,9 @@ struct PageReading {
     private var images = References()
     /// The photo number of each `<img>` already numbered (the link around an image is visited
     /// before the image, and both need the number).
-    private var photoOfImage: [UnsafeMutableRawPointer: Int] = [:]
+    /// Elements are numbered in document order (`PageElement.serial`); the table holds only the
+    /// images of the subtree being read (`endOfSubtree`), since no lookup reaches beyond it.
+    private var photoOfImage: [Int: Int] = [:]
     private var photoCount = 0
     /// The best title seen for each photo, and where it came from.
     private var titles: [Int: (text: String, source: ImageReference.TitleSource)] = [:]
@@ -33,8 +35,25 @@ struct PageReading {
     /// (`JavaScriptTokenizer.maxTokens`), so the limit is the page's memory, not its time.
     static let maxScriptBytes = 32 << 20
 
+    /// Whether reading `element` looks past its own attributes (`visit` asks for its text, its
+    /// children or its descendants, or an `<img>` below it for its `<figure>`'s caption, or a
+    /// `<source>` in it for its sibling `<img>`): such an element is read once it has closed,
+    /// with what it holds (`PageStream`); any other as soon as it opens.
+    static func readsSubtree(_ element: PageElement) -> Bool {
+        switch element.name {
+        case "script", "title", "h1", "a", "area", "figure", "picture", "video", "audio": return true
+        default: return element.attribute("class").map(isCaptionClass) ?? false
+        }
+    }
+
+    /// Says that the element or subtree just read is done: the photo numbers of its images are
+    /// forgotten (what links and sources look up is always within the subtree being read).
+    mutating func endOfSubtree() {
+        if !photoOfImage.isEmpty { photoOfImage.removeAll(keepingCapacity: true) }
+    }
+
     /// Reads one element; returns false to skip its subtree.
-    mutating func visit(_ node: MarkupNode) -> Bool {
+    mutating func visit(_ node: PageElement) -> Bool {
         switch node.name {
         case "script":
             readScript(node)
@@ -101,7 +120,7 @@ struct PageReading {
 
     // MARK: - Elements
 
-    private mutating func readScript(_ node: MarkupNode) {
+    private mutating func readScript(_ node: PageElement) {
         if let src = node.attribute("src") {
             if let source = src.nonEmptyURL { scan.scriptSources.append(source) }
             return
@@ -114,7 +133,7 @@ struct PageReading {
         scan.scripts.append(text)
     }
 
-    private mutating func readLink(_ node: MarkupNode) {
+    private mutating func readLink(_ node: PageElement) {
         guard let href = node.attribute("href")?.nonEmptyURL else { return }
         let rel = Self.relTokens(node)
         if rel.contains("alternate"), let type = node.attribute("type")?.lowercased().nonEmpty,
@@ -133,7 +152,7 @@ struct PageReading {
         "og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
     ]
 
-    private mutating func readMeta(_ node: MarkupNode) {
+    private mutating func readMeta(_ node: PageElement) {
         if node.attribute("http-equiv")?.lowercased().trimmingSpaces == "refresh",
             let target = Self.refreshTarget(node.attribute("content") ?? "")
         {
@@ -159,7 +178,7 @@ struct PageReading {
         return value.nonEmptyURL
     }
 
-    private mutating func readAnchor(_ node: MarkupNode) {
+    private mutating func readAnchor(_ node: PageElement) {
         let href = node.attribute("href")?.nonEmptyURL
         let image = node.name == "a" ? node.firstDescendant(named: "img") : nil
         let linkedImages = Self.imageAttributes(of: node)
@@ -184,14 +203,14 @@ struct PageReading {
 
     /// A link's title and data fields describe the photo it holds or points to; its text only
     /// when it is the photo's only label (a text link to an image file).
-    private mutating func describeLink(_ node: MarkupNode, photo: Int, isAlone: Bool) {
+    private mutating func describeLink(_ node: PageElement, photo: Int, isAlone: Bool) {
         if let title = Self.label(node.attribute("title")) { offer(title, .attribute, photo: photo) }
         if let title = Self.label(node.attribute("data-title")) { offer(title, .attribute, photo: photo) }
         if isAlone, let text = Self.label(node.text) { offer(text, .attribute, photo: photo) }
         merge(Self.dataFields(of: node), photo: photo)
     }
 
-    private mutating func readImage(_ node: MarkupNode) {
+    private mutating func readImage(_ node: PageElement) {
         let photo = photoNumber(of: node)
         let first = images.count
         defer {
@@ -221,7 +240,7 @@ struct PageReading {
 
     /// A caption element (class `caption`, `image_comment`, `photo-caption`...) holding only
     /// text: the title of the image just before it, without a "(2/8)" position.
-    private mutating func readCaption(_ node: MarkupNode) {
+    private mutating func readCaption(_ node: PageElement) {
         guard let photo = lastImagePhoto, !captioned.contains(photo),
             node.elementChildren.allSatisfy({ Self.inlineElements.contains($0.name) }),
             let text = Self.label(Self.removingPositions(node.text))
@@ -233,7 +252,7 @@ struct PageReading {
     /// Class words that mark an image as the site's furniture rather than a photo.
     private static let decorationWords = ["spinner", "loader", "loading", "icon", "emoji", "logo", "avatar", "sprite", "arrow"]
 
-    static func isDecorative(_ image: MarkupNode) -> Bool {
+    static func isDecorative(_ image: PageElement) -> Bool {
         guard let classes = image.attribute("class")?.lowercased() else { return false }
         return classes.split(whereSeparator: { $0.isWhitespace }).contains { token in
             decorationWords.contains(where: token.includes)
@@ -299,7 +318,7 @@ struct PageReading {
         return index + 1
     }
 
-    private mutating func readSource(_ node: MarkupNode) {
+    private mutating func readSource(_ node: PageElement) {
         // A <picture>'s sources are renditions of its <img>. libxml2 2.9 does not know <source>
         // is a void element and nests the following <img> inside it, so search the subtree.
         let image = node.parent?.firstDescendant(named: "img")
@@ -311,7 +330,7 @@ struct PageReading {
         }
     }
 
-    private mutating func addSrcsets(of node: MarkupNode, photo: Int) {
+    private mutating func addSrcsets(of node: PageElement, photo: Int) {
         for attribute in HTMLScanner.srcsetAttributes {
             // As written: the srcset parser splits on ASCII white space only, and collapsing
             // would turn a vertical tab or a no-break space inside a URL into a separator.
@@ -326,7 +345,7 @@ struct PageReading {
 
     /// The catalog text of an `<img>`: figcaption, then its title and alt attributes, then
     /// `data-title`; `data-*` fields of the image and of its enclosing `<figure>`.
-    private mutating func describe(image node: MarkupNode, photo: Int) {
+    private mutating func describe(image node: PageElement, photo: Int) {
         var fields = Self.dataFields(of: node)
         var figure = node.parent
         var depth = 0
@@ -355,11 +374,10 @@ struct PageReading {
         return photoCount
     }
 
-    private mutating func photoNumber(of image: MarkupNode) -> Int {
-        let identity = UnsafeMutableRawPointer(image.pointer)
-        if let known = photoOfImage[identity] { return known }
+    private mutating func photoNumber(of image: PageElement) -> Int {
+        if let known = photoOfImage[image.serial] { return known }
         let photo = newPhoto()
-        photoOfImage[identity] = photo
+        photoOfImage[image.serial] = photo
         return photo
     }
 
@@ -380,7 +398,7 @@ struct PageReading {
 
     // MARK: - Attributes
 
-    private static func relTokens(_ node: MarkupNode) -> Set<String> {
+    private static func relTokens(_ node: PageElement) -> Set<String> {
         Set((node.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init))
     }
 
@@ -406,7 +424,7 @@ struct PageReading {
     /// rendition their name says: `data-big`, `data-full`, `data-orig-file`, `data-zoom-image`
     /// are the original, `data-large-file` a large size, `data-thumb` a thumbnail; others the
     /// display size.
-    static func imageAttributes(of node: MarkupNode) -> [(url: String, role: RenditionSize.Role)] {
+    static func imageAttributes(of node: PageElement) -> [(url: String, role: RenditionSize.Role)] {
         guard node.hasAttribute(prefixedBy: "data-") else { return [] }
         var result: [(String, RenditionSize.Role)] = []
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {
@@ -548,7 +566,7 @@ struct PageReading {
 
     /// `data-price="12.50"` becomes `price: 12.50`. Only text a person would read: no URLs or
     /// paths (image ones are renditions), no JSON, no script plumbing (ids, indexes, toggles).
-    static func dataFields(of node: MarkupNode) -> [String: String] {
+    static func dataFields(of node: PageElement) -> [String: String] {
         guard node.hasAttribute(prefixedBy: "data-") else { return [:] }
         var result: [String: String] = [:]
         for (name, value) in node.attributes where name.hasPrefix("data-") && name.count > 5 {

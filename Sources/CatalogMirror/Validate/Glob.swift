@@ -53,10 +53,13 @@ struct Glob: Sendable, Equatable {
     /// True when the whole `path` matches.
     func matches(_ path: String) -> Bool {
         let text = Array(path.unicodeScalars)
-        // memo[t][p]: nil unknown; dynamic programming keeps hostile patterns linear-ish.
-        var memo = [[Bool?]](repeating: [Bool?](repeating: nil, count: text.count + 1), count: tokens.count + 1)
+        let width = text.count + 1
+        // memo[t * width + p]: 0 unknown, 1 false, 2 true; dynamic programming keeps hostile
+        // patterns linear-ish. One flat table: a table of rows was an allocation a row per key.
+        var memo = [UInt8](repeating: 0, count: (tokens.count + 1) * width)
         func match(_ t: Int, _ p: Int) -> Bool {
-            if let known = memo[t][p] { return known }
+            let known = memo[t * width + p]
+            if known != 0 { return known == 2 }
             let result: Bool
             if t == tokens.count {
                 result = p == text.count
@@ -69,7 +72,8 @@ struct Glob: Sendable, Equatable {
                 case .anyInSegment:
                     result = match(t + 1, p) || (p < text.count && text[p] != "/" && match(t, p + 1))
                 case .anyAcross:
-                    result = match(t + 1, p) || (p < text.count && match(t, p + 1))
+                    // `**` at the end matches whatever is left.
+                    result = t + 1 == tokens.count || match(t + 1, p) || (p < text.count && match(t, p + 1))
                 case .anyDirectories:
                     // Zero segments, or one segment plus its slash, repeated.
                     if match(t + 1, p) {
@@ -81,7 +85,7 @@ struct Glob: Sendable, Equatable {
                     }
                 }
             }
-            memo[t][p] = result
+            memo[t * width + p] = result ? 2 : 1
             return result
         }
         return match(0, 0)

@@ -3,6 +3,8 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import CatalogMirror
+
 /// Issue 10: galleries as popular static gallery generators write them (sigal with three themes,
 /// llgal, lazygal, fgallery) and hand-written ones of other common markup kinds, served as static
 /// files, mirrored from the start page alone with no flag. Ground truth: `Galleries/Scripts/`.
@@ -149,5 +151,27 @@ struct GeneratedGalleryTests {
             texts.append((try? String(contentsOf: site.appendingPathComponent(path), encoding: .utf8)) ?? "")
         }
         return texts
+    }
+}
+
+/// Issue 28: every page real generators write reads the same streamed (`PageStream`) as it did
+/// read whole as one tree.
+@Suite("Pages of real galleries, streamed and whole", .tags(.generatedGalleries))
+struct StreamedPageTests {
+    @Test("every HTML page of each fixture gallery gives the same scan streamed as read whole", arguments: GalleryFixtures.all)
+    func streamedEqualsWhole(name: String) async throws {
+        let (site, _) = try await GalleryFixtures.gallery(name)
+        var pages = 0
+        let files = FileManager.default.enumerator(at: site, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard ["html", "htm"].contains(file.pathExtension.lowercased()) else { continue }
+            let bytes = try [UInt8](Data(contentsOf: file))
+            let streamed = try PageStream.read(bytes, url: file.absoluteString, encoding: nil, keepingWholePage: false)
+            let whole = try PageStream.read(bytes, url: file.absoluteString, encoding: nil, keepingWholePage: true)
+            #expect(streamed.scan == whole.scan, "\(name): \(file.lastPathComponent)")
+            #expect(streamed.peakElements <= whole.peakElements)
+            pages += 1
+        }
+        #expect(pages > 0, "\(name) has no HTML page")
     }
 }
