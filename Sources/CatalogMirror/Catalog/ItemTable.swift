@@ -256,6 +256,61 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         return true
     }
 
+    /// Hands `sink` everything the items say but `lastChecked` (the one field a re-sync that
+    /// changes nothing changes), column by column, each column and text length-prefixed: two
+    /// tables with different contents never hand over the same bytes. Tables with the same
+    /// contents filled in another order may (a false difference costs a render, never a page
+    /// left stale). What the site is made of (`PageFingerprints.siteInput`), without making an
+    /// item whole: about 100 bytes an item, most of them in a few large buffers.
+    func content(excludingLastChecked sink: (UnsafeRawBufferPointer) -> Void) {
+        func count(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { sink($0) } }
+        func column<Element: BitwiseCopyable>(_ values: [Element]) {
+            count(values.count)
+            values.withUnsafeBytes { sink($0) }
+        }
+        func text(_ value: String?) {
+            guard var value else { return count(-1) }
+            value.withUTF8 { bytes in
+                count(bytes.count)
+                sink(UnsafeRawBufferPointer(bytes))
+            }
+        }
+        column(textStarts)
+        column(textLengths)
+        column(flags)
+        column(hashes)
+        column(byteCounts)
+        column(contentTypes)
+        column(albums)
+        column(variants)
+        column(sizes)
+        column(firstSeen.map(\.timeIntervalSinceReferenceDate))
+        count(chunks.count)
+        for chunk in chunks { column(chunk) }
+        for names in [keys, typeNames, albumNames] {
+            count(names.count)
+            for name in names { text(name) }
+        }
+        count(titles.count)
+        for title in titles { text(title) }
+        for table in [oddHashes, variantTexts] {
+            count(table.count)
+            for (index, value) in table.sorted(by: { $0.key < $1.key }) {
+                count(Int(index))
+                text(value)
+            }
+        }
+        count(metadata.count)
+        for (index, fields) in metadata.sorted(by: { $0.key < $1.key }) {
+            count(Int(index))
+            count(fields.count)
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                text(name)
+                text(value)
+            }
+        }
+    }
+
     /// Equal when every item is equal, however the columns came to be filled.
     static func == (lhs: ItemTable, rhs: ItemTable) -> Bool {
         lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0 == $1 }

@@ -90,10 +90,26 @@ struct MirrorPublisher: Sendable {
         // Last page first, so a page is never written before the pages it links forward to;
         // a few pages at a time (one per core), so the site is never all in memory. A page
         // whose inputs and file are as last written is left alone (PageFingerprints).
-        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
         let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
         let previous = canSkip ? PageFingerprints.read(from: fingerprintsURL) : nil
+        let siteInput =
+            canSkip
+            ? PageFingerprints.siteInput(of: manifest, templateSource: template.pageSource, itemsPerPage: itemsPerPage)
+            : nil
+        if let previous, let siteInput, previous.isCurrent(site: siteInput, root: layout.root.path) {
+            // Made from the same input as last time, and on disk as written then: nothing of
+            // the site is worked out again (the assets above are checked all the same).
+            if written > 0 {
+                do {
+                    try FileSystem.flushFileSystem(containing: layout.root.path)
+                } catch {
+                    throw PublishError(error.description)
+                }
+            }
+            return (Outcome(rendered: 0, skipped: previous.pages.count), previous.pages.keys.sorted())
+        }
+        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
         var next = PageFingerprints()
         var outcome = Outcome()
         let group = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -134,10 +150,15 @@ struct MirrorPublisher: Sendable {
             end = start
         }
         // The feed links to the pages just written, and is flushed with them.
-        let feed = AtomFeed(site: site, manifest: manifest).render()
-        if try write(Array(feed.utf8), to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
+        let feed = Array(AtomFeed(site: site, manifest: manifest).render().utf8)
+        if try write(feed, to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
         // The search index of every page's search box, rewritten only when its bytes change.
-        if try SearchIndex.write(site: site, itemsPerPage: itemsPerPage, layout: layout) { written += 1 }
+        let searchIndex = try SearchIndex.write(site: site, itemsPerPage: itemsPerPage, layout: layout)
+        if searchIndex.written { written += 1 }
+        if canSkip, next.pages.count == site.pages.count {
+            next.site = siteInput
+            next.files = [AtomFeed.fileName: SHA256.hash(data: feed).hexString, SearchIndex.fileName: searchIndex.sha256]
+        }
         if canSkip, next != previous, let data = try? JSONCoding.encode(next) {
             try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false)
         }

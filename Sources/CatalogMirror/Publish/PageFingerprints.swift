@@ -18,6 +18,78 @@ struct PageFingerprints: Codable, Equatable {
     var version = PageFingerprints.version
     /// By file name (`index.html`, `page-2.html`, ...).
     var pages: [String: Entry] = [:]
+    /// SHA-256 of everything the whole site was made of (`siteInput`), when every page has an
+    /// entry and `files` is complete; nil in files written before it was kept.
+    var site: String?
+    /// SHA-256 of the other files made from the manifest (`feed.atom`, the search index), by
+    /// their path from the mirror's root.
+    var files: [String: String]?
+
+    /// Whether the site made from an input hashing to `site` is on disk as last written: the
+    /// input is the last publish's, and every page, the feed and the search index still hash
+    /// to what was written. Then nothing of the site needs to be worked out again, page by page
+    /// or at all: at 10,000 photos, building each page's context to fingerprint it, and the
+    /// search index to compare it, were a tenth of a re-sync that changed nothing.
+    func isCurrent(site input: String, root: String) -> Bool {
+        guard site == input, let files, !pages.isEmpty else { return false }
+        let outputs = pages.lazy.map { ($0.key, $0.value.output) }.sorted { $0.0 < $1.0 } + files.sorted { $0.key < $1.key }
+        return outputs.allSatisfy { name, output in FileSystem.sha256(atPath: root + "/" + name) == output }
+    }
+
+    /// SHA-256 of what every page, the feed and the search index are made from: the manifest
+    /// but its `generatedAt` (unless it has no item: the feed's `updated` is then the time of
+    /// the run) and its items' `lastChecked`, the template, the number of photos a page, and the
+    /// program itself (its executable's size and time: a new version may render the same input
+    /// otherwise). A re-sync that changed nothing else hashes to the last run's.
+    static func siteInput(of manifest: Manifest, templateSource: String, itemsPerPage: Int) -> String {
+        var hasher = SHA256()
+        func add(_ text: String?) {
+            let bytes = Array((text ?? "").utf8)
+            withUnsafeBytes(of: Int64(text == nil ? -1 : bytes.count).littleEndian) { hasher.update(bufferPointer: $0) }
+            hasher.update(data: bytes)
+        }
+        add("site@\(version)")
+        add(executableIdentity)
+        add(templateSource)
+        add("\(itemsPerPage)")
+        add(manifest.schema)
+        add(manifest.source)
+        add(manifest.title)
+        add(manifest.table.isEmpty ? Timestamp.string(manifest.generatedAt) : nil)
+        if let albums = manifest.albums {
+            add("\(albums.count)")
+            for album in albums {
+                add(album.url)
+                add(album.title)
+                add(album.cover)
+            }
+        } else {
+            add(nil)
+        }
+        // Chunks of the table are gathered up to 64 KB before each hasher update.
+        var pending: [UInt8] = []
+        pending.reserveCapacity(64 * 1024)
+        manifest.table.content { bytes in
+            if pending.count + bytes.count > 64 * 1024 {
+                pending.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+                pending.removeAll(keepingCapacity: true)
+            }
+            if bytes.count >= 64 * 1024 {
+                hasher.update(bufferPointer: bytes)
+            } else {
+                pending.append(contentsOf: bytes)
+            }
+        }
+        pending.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hasher.finalize().hexString
+    }
+
+    /// The running executable's path, size and modification time (empty when it cannot be
+    /// told): a rebuilt or upgraded program renders every page once more.
+    static let executableIdentity: String = {
+        guard let path = Bundle.main.executablePath, let status = FileSystem.status(atPath: path) else { return "" }
+        return "\(path) \(status.size) \(status.modified)"
+    }()
 
     static func read(from url: URL) -> PageFingerprints? {
         guard let data = FileManager.default.contents(atPath: url.path),

@@ -22,8 +22,10 @@ enum SearchIndex {
     static let version = 1
 
     /// Writes the index of `site` (pages of `itemsPerPage` photos) unless the file already holds
-    /// it. - Returns: whether the file was written.
-    static func write(site: SitePlan, itemsPerPage: Int, layout: MirrorLayout) throws(PublishError) -> Bool {
+    /// it. - Returns: whether the file was written, and the SHA-256 of its bytes.
+    static func write(site: SitePlan, itemsPerPage: Int, layout: MirrorLayout) throws(PublishError) -> (
+        written: Bool, sha256: String
+    ) {
         let destination = layout.root.appendingPathComponent(fileName)
         let folder = destination.deletingLastPathComponent()
         do {
@@ -41,14 +43,13 @@ enum SearchIndex {
                 try writer.write(bytes)
             }
         }
-        if FileSystem.size(atPath: destination.path) == length,
-            FileSystem.sha256(atPath: destination.path) == hasher.finalize().hexString
-        {
+        let sha256 = hasher.finalize().hexString
+        if FileSystem.size(atPath: destination.path) == length, FileSystem.sha256(atPath: destination.path) == sha256 {
             prepared.discard()
-            return false
+            return (false, sha256)
         }
         try prepared.commit()
-        return true
+        return (true, sha256)
     }
 
     /// The script, handed to `sink` 128 KB at a time.

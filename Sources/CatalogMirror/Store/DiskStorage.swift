@@ -49,6 +49,11 @@ import Foundation
     private var unwrittenNames: [String: CanonicalURL] = [:]
     /// When the oldest staged row in `unwritten` was staged.
     private var oldestUnwrittenStage: ContinuousClock.Instant?
+    /// The keys whose row in `unwritten` differs from the database's in `lastChecked` only (a
+    /// 304 that changed nothing else, what almost every key of a re-sync is): written as an
+    /// update of that column, not the whole row replaced (a delete and an insert, with the
+    /// key's and the file name's index entries each time).
+    private var onlyChecked: Set<CanonicalURL> = []
     private static let confirmationBatch = 256
     private static let stagedBatch = 64
     /// Longest a staged row waits unwritten (a second; tests change it).
@@ -292,6 +297,9 @@ import Foundation
     /// (`unwritten`): losing a new `lastChecked` to a crash costs one more conditional request.
     public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
         guard var stored = try record(key) else { return nil }
+        // The row as the database holds it: read from it, or waiting with a new time only.
+        let asInDatabase = unwritten[key] == nil || onlyChecked.contains(key)
+        var checkedOnly = stored
         if stored.fileModified == nil {
             // A row from before the time was kept: it is taken now, from the file just found whole.
             stored.fileModified = FileSystem.status(atPath: path(of: stored))?.modified
@@ -304,7 +312,8 @@ import Foundation
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
-        try keep(stored)
+        checkedOnly.lastChecked = now
+        try keep(stored, onlyChecked: asInDatabase && stored == checkedOnly)
         hitCount.increment()
         return stored
     }
@@ -329,9 +338,11 @@ import Foundation
     /// Queues `stored` to be written to the state database, replacing any row of its key not
     /// yet written, and writes the queue when it is due (see `unwritten`).
     /// `newFile`: the row names a file this run wrote (staged, or published on stage), whose
-    /// name `freeName` must not hand out again before the row is written.
-    private func keep(_ stored: StoredImage, newFile: Bool = false) throws(StoreError) {
+    /// name `freeName` must not hand out again before the row is written. `onlyChecked`: the
+    /// database's row differs from `stored` in `lastChecked` only.
+    private func keep(_ stored: StoredImage, newFile: Bool = false, onlyChecked: Bool = false) throws(StoreError) {
         recent[stored.key] = nil
+        if onlyChecked { self.onlyChecked.insert(stored.key) } else { self.onlyChecked.remove(stored.key) }
         if onlyThisRunsRows {
             storedThisRun.insert(stored.key.string)
             namedThisRun.insert(stored.fileName)
@@ -352,8 +363,14 @@ import Foundation
     /// Writes every queued row, in one transaction.
     private func writeUnwritten() throws(StoreError) {
         guard !unwritten.isEmpty else { return }
-        try state().save(unwritten.values)
+        var rows: [StoredImage] = []
+        var checked: [StoredImage] = []
+        for row in unwritten.values {
+            if onlyChecked.contains(row.key) { checked.append(row) } else { rows.append(row) }
+        }
+        try state().save(rows, checked: checked)
         unwritten = [:]
+        onlyChecked = []
         unwrittenNames = [:]
         oldestUnwrittenStage = nil
     }
@@ -522,6 +539,7 @@ import Foundation
         unwritten = [:]
         unwrittenNames = [:]
         oldestUnwrittenStage = nil
+        onlyChecked = []
         recent = [:]
         try state().removeAll()
     }

@@ -324,12 +324,18 @@ struct StateDatabase: Sendable {
         }
     }
 
-    /// Writes the rows of `images` (replacing those of the same keys), in one transaction.
-    func save(_ images: some Sequence<StoredImage>) throws(StoreError) {
+    /// Writes the rows of `images` (replacing those of the same keys), and the `lastChecked` of
+    /// `checked` (rows that differ from the stored ones in nothing else), in one transaction.
+    func save(_ images: some Sequence<StoredImage>, checked: [StoredImage] = []) throws(StoreError) {
         do {
             try queue.write { db in
                 let statement = try db.cachedStatement(sql: Self.insertSQL)
                 for image in images { try Self.save(image, with: statement) }
+                guard !checked.isEmpty else { return }
+                let update = try db.cachedStatement(sql: "UPDATE image SET lastChecked = ? WHERE key = ?")
+                for image in checked {
+                    try update.execute(arguments: [image.lastChecked.timeIntervalSince1970, image.key.string])
+                }
             }
         } catch {
             throw failure("write", error)

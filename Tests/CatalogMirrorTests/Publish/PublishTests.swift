@@ -165,6 +165,86 @@ struct PublishTests {
         }
     }
 
+    @Test("a site made from the same input as last time is not worked out again; a file of it changed on disk is")
+    func siteSkipping() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (layout, publisher) = try publisher(in: directory, itemsPerPage: 2)
+        var items = (0..<5).map { index in item("t\(index)", number: index) }
+        var manifest = Manifest(source: "http://h/", generatedAt: Date(), items: items, rejected: [])
+        #expect(try await publisher.publish(manifest) == .init(rendered: 3, skipped: 0))
+        let feedURL = layout.root.appendingPathComponent(AtomFeed.fileName)
+        let searchURL = layout.root.appendingPathComponent(SearchIndex.fileName)
+        let (feed, search) = (try Data(contentsOf: feedURL), try Data(contentsOf: searchURL))
+        let fingerprintsURL = layout.state.appendingPathComponent("pages.json")
+        #expect(try #require(PageFingerprints.read(from: fingerprintsURL)).site != nil)
+
+        // A re-sync that confirmed every item: only generatedAt and lastChecked differ.
+        manifest.generatedAt = Date(timeIntervalSinceNow: 3600)
+        manifest.items = items.map { item in
+            var item = item
+            item.lastChecked = Date(timeIntervalSince1970: 86_400)
+            return item
+        }
+        #expect(try await publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
+
+        // The feed deleted and the search index defaced by hand: both are written again.
+        try FileManager.default.removeItem(at: feedURL)
+        try Data("defaced".utf8).write(to: searchURL)
+        #expect(try await publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
+        #expect(try Data(contentsOf: feedURL) == feed)
+        #expect(try Data(contentsOf: searchURL) == search)
+
+        // With the site's input unchanged, no page's own input is worked out: pages whose
+        // recorded inputs no longer match are left alone, since their files are as written.
+        var fingerprints = try #require(PageFingerprints.read(from: fingerprintsURL))
+        for name in fingerprints.pages.keys { fingerprints.pages[name]?.input = "stale" }
+        try JSONCoding.encode(fingerprints).write(to: fingerprintsURL)
+        #expect(try await publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
+
+        // One title changes: the site's input differs, and the pages are worked out one by one.
+        items[4] = item("renamed", number: 4)
+        manifest.items = items
+        #expect(try await publisher.publish(manifest).rendered == 3)
+        #expect(
+            String(decoding: try Data(contentsOf: layout.root.appendingPathComponent("page-3.html")), as: UTF8.self).contains(
+                "renamed"))
+        #expect(try await publisher.publish(manifest) == .init(rendered: 0, skipped: 3))
+    }
+
+    @Test("the site's input is every field of every item but lastChecked")
+    func siteInput() throws {
+        let template = try SiteTemplate.embedded().pageSource
+        let base = Manifest.Item(
+            key: "http://h/a.png", path: "images/a-1.png", sha256: String(repeating: "a", count: 64), bytes: 10,
+            contentType: "image/png", title: "A", metadata: ["price": "1"], album: "http://h/", variantOf: "http://h/b.png",
+            etag: "\"e\"", lastModified: "Tue, 21 Nov 2026 12:00:00 GMT", firstSeen: Date(timeIntervalSince1970: 0),
+            lastChecked: Date(timeIntervalSince1970: 0), width: 4, height: 3)
+        func input(_ item: Manifest.Item, generatedAt: Date = Date(timeIntervalSince1970: 0)) -> String {
+            PageFingerprints.siteInput(
+                of: Manifest(source: "http://h/", generatedAt: generatedAt, items: [item], rejected: []),
+                templateSource: template, itemsPerPage: 60)
+        }
+        var checked = base
+        checked.lastChecked = Date(timeIntervalSince1970: 99)
+        #expect(input(checked, generatedAt: Date(timeIntervalSince1970: 99)) == input(base))
+        let changes: [(String, (inout Manifest.Item) -> Void)] = [
+            ("key", { $0.key = "http://h/c.png" }), ("path", { $0.path = "images/a-2.png" }),
+            ("sha256", { $0.sha256 = String(repeating: "b", count: 64) }), ("bytes", { $0.bytes = 11 }),
+            ("contentType", { $0.contentType = "image/jpeg" }), ("title", { $0.title = nil }),
+            ("empty title", { $0.title = "" }), ("metadata", { $0.metadata = ["price": "2"] }),
+            ("album", { $0.album = "http://h/2/" }), ("variantOf", { $0.variantOf = nil }),
+            ("etag", { $0.etag = nil }), ("lastModified", { $0.lastModified = "" }),
+            ("firstSeen", { $0.firstSeen = Date(timeIntervalSince1970: 1) }), ("width", { $0.width = 5 }),
+        ]
+        var seen: Set<String> = [input(base)]
+        for (field, change) in changes {
+            var item = base
+            change(&item)
+            #expect(seen.insert(input(item)).inserted, "\(field)")
+        }
+    }
+
     @Test("manifest.json, written beside the pages, replaces the old one only once every page is in place")
     func manifestAfterPages() async throws {
         let directory = try TemporaryDirectory()
