@@ -321,6 +321,8 @@ struct PageReading {
     private mutating func readSource(_ node: PageElement) {
         // A <picture>'s sources are renditions of its <img>. libxml2 2.9 does not know <source>
         // is a void element and nests the following <img> inside it, so search the subtree.
+        // A picture (or video, audio) is read once it has closed, with its subtree; a <source>
+        // outside those three (invalid HTML) finds no image there and is a photo of its own.
         let image = node.parent?.firstDescendant(named: "img")
         let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
         let before = images.count
