@@ -24,6 +24,25 @@ struct PackedBytes: Sendable {
         bytes[(number == 0 ? 0 : Int(ends[number - 1]))..<Int(ends[number])]
     }
 
+    /// The strings' numbers in byte order of the strings (equal strings in the order of their
+    /// numbers): one `memcmp` of the buffer a comparison, no reference counting.
+    func byteOrder() -> [Int] {
+        var order = Array(0..<ends.count)
+        bytes.withUnsafeBufferPointer { all in
+            ends.withUnsafeBufferPointer { ends in
+                guard let base = all.baseAddress else { return }
+                order.sort { a, b in
+                    let (aStart, bStart) = (a == 0 ? 0 : Int(ends[a - 1]), b == 0 ? 0 : Int(ends[b - 1]))
+                    let (aCount, bCount) = (Int(ends[a]) - aStart, Int(ends[b]) - bStart)
+                    let common = min(aCount, bCount)
+                    let order = common == 0 ? 0 : memcmp(base + aStart, base + bStart, common)
+                    return order != 0 ? order < 0 : aCount != bCount ? aCount < bCount : a < b
+                }
+            }
+        }
+        return order
+    }
+
     /// The same strings in buffers of their size: grown by doubling, they kept up to twice the
     /// room they need.
     func fitted() -> PackedBytes {

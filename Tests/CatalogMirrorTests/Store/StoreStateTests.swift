@@ -350,6 +350,29 @@ struct StoreStateTests {
         #expect(ByteOrder.compare(Data([1, 2]).reversed(), [2, 2]) < 0)
     }
 
+    @Test("packed texts sort in byte order, equal ones by number; entries sort by key the same way")
+    func packedByteOrder() {
+        let texts = [
+            "b", "", "a", "ab", "é", "a", "e\u{301}", "\u{1F600}", "ab\u{0}", "B", "http://h/2.png", "http://h/1.png", "a",
+        ]
+        var packed = PackedBytes()
+        for text in texts { packed.append(text.utf8) }
+        let expected = texts.indices.sorted { a, b in
+            let (x, y) = (Array(texts[a].utf8), Array(texts[b].utf8))
+            return x == y ? a < b : x.lexicographicallyPrecedes(y)
+        }
+        #expect(packed.byteOrder() == expected)
+        #expect(PackedBytes().byteOrder().isEmpty)
+
+        let keys = ["http://h/b.jpg", "http://h/a%20b.jpg", "http://h/A.jpg", "http://h/a.jpg", "http://h/a.jpg?x=1"]
+        let entries = keys.compactMap { CanonicalURL($0) }.map {
+            CatalogEntry(key: $0, reference: ImageReference(url: $0.string), verdict: .accepted)
+        }
+        #expect(
+            CatalogEntry.sortedByKey(entries).map(\.key.string)
+                == keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+    }
+
     @Test("finishing a publish keeps the rows and files the manifest names, in whatever order, and nothing else")
     func finishKeepsReferenced() async throws {
         let directory = try TemporaryDirectory()
