@@ -42,14 +42,16 @@ MAX_HTML_KB_A_PHOTO = 2.0
 
 NOTES = """How it runs (`python3 Benchmarks/bench.py --regime readers`): `readers_regime.py` writes each
 document once under the work directory (`readers/site/<format>-<N>.<ext>`), nginx serves them on
-127.0.0.1 (bench.py's configuration), and for each size, repetition and format (formats
-alternating in one loop, so a slow moment of the machine falls on all of them alike):
+127.0.0.1 (bench.py's configuration), and for each repetition, format and size (every size of
+a format back to back, formats alternating within a repetition, so a slow moment of the
+machine falls on the pair it measures and on all formats alike):
 
     catalog-mirror sync http://127.0.0.1:18631/readers/<format>-<N>.<ext> --out DIR --exclude '**' --quiet --report R
 
 CPU is user + system time from `/usr/bin/time`, start-up and the document's request included
 (about 0.05 s). "× RSS" is the format's CPU over the RSS feed's at the same N; "growth" is the
-CPU at the largest N over the CPU at the smallest. "keys" is the number of image URLs the run's
+median over the repetitions of the CPU at the largest N over the CPU at the smallest in the
+same repetition (the two run back to back). "keys" is the number of image URLs the run's
 exit-3 line says it found (every one `excluded`): the document's image URLs, each once.
 """
 
@@ -144,9 +146,12 @@ def run(binary, base, reps, sizes, nginx_class, timed, port):
              for n in sizes for kind in FORMATS}
     nginx = nginx_class(work, root)
     try:
-        for n in sizes:
-            for rep in range(reps):
-                for kind in FORMATS:
+        # Each repetition reads every format at every size back to back, so a size's run and
+        # the next size's run of the same format meet the same moment of the machine: growth is
+        # the median of these pairs' ratios, as farm-bench pairs its commands.
+        for rep in range(reps):
+            for kind in FORMATS:
+                for n in sizes:
                     out = work / "out" / f"{kind}-{n}-{rep}"
                     url = f"http://127.0.0.1:{port}/readers/{kind}-{n}.{SUFFIX[kind]}"
                     load = os.getloadavg()[0]
@@ -175,7 +180,8 @@ def report(samples, facts, sizes, reps):
              "|---|" + "---|" * len(sizes) + "---|---|---|---|---|---|"]
     failures = []
     for kind in FORMATS:
-        growth = med(large, kind, "cpu") / max(med(small, kind, "cpu"), 1e-9)
+        growth = statistics.median(big["cpu"] / max(little["cpu"], 1e-9)
+                                   for big, little in zip(samples[(large, kind)], samples[(small, kind)]))
         ratio = med(large, kind, "cpu") / max(med(large, "rss", "cpu"), 1e-9)
         rss = med(large, kind, "rss")
         per_photo = (rss - med(small, kind, "rss")) * 1024 / (large - small)
