@@ -128,9 +128,14 @@ struct PageReading {
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
         guard type.isEmpty || type.includes("javascript") || type.includes("json") || type == "module" else { return }
         let text = node.rawText
-        guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else { return }
+        guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else {
+            if !text.isEmpty { scan.scriptsIncomplete = true }
+            return
+        }
         scriptBytes += text.utf8.count
         scan.scripts.append(text)
+        // A script longer than the budget was kept up to it: its start is read, with a warning.
+        if node.isTextCut { scan.scriptsIncomplete = true }
     }
 
     private mutating func readLink(_ node: PageElement) {

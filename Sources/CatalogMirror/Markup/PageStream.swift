@@ -28,6 +28,9 @@ final class PageElement {
     /// What the element holds, in document order. Filled only for an element read whole (a
     /// streamed element keeps nothing: its children are read and let go as they close).
     fileprivate(set) var contents: [Content] = []
+    /// Set when text inside this element was not kept (past `PageReading.maxScriptBytes` in
+    /// one kept element): its text is a prefix of what the page holds.
+    fileprivate(set) var isTextCut = false
 
     init(name: String, attributes: [(name: String, value: String)], parent: PageElement?, serial: Int) {
         self.name = name
@@ -228,7 +231,8 @@ final class PageStream {
         private var skipped: Int?
         private var serial = 0
         /// Text kept for the element kept whole; past the reader's script budget nothing more
-        /// is kept (the reader drops a script that long, and no label needs that much).
+        /// is kept (the reader reads no more script than that a page, and no label needs that
+        /// much), so the text kept is always a prefix.
         private var keptText = 0
         /// Elements kept with the element read whole.
         private var keptElements = 0
@@ -270,9 +274,12 @@ final class PageStream {
         }
 
         mutating func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
-            guard kept != nil, let text, length > 0, let element = open.last,
-                keptText + Int(length) <= PageReading.maxScriptBytes + 1
-            else { return }
+            guard kept != nil, let text, length > 0, let element = open.last else { return }
+            guard keptText + Int(length) <= PageReading.maxScriptBytes else {
+                element.isTextCut = true
+                keptText = PageReading.maxScriptBytes + 1
+                return
+            }
             keptText += Int(length)
             let piece = UnsafeBufferPointer(start: text, count: Int(length))
             // Appended in place (taken out of the array first, so the run is not copied): a

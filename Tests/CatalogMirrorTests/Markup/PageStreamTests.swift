@@ -78,4 +78,25 @@ struct PageStreamTests {
         #expect(scan.images.map(\.url) == ["café.jpg"])
         #expect(scan.images.first?.title == "Café")
     }
+
+    @Test("a script longer than the page's script budget is read up to it, with a warning, never with a gap")
+    func longScript() throws {
+        let head = #"var photos = ["first.jpg"];"#
+        // One long comment: cheap for the tokenizer, so only the cut can make the reading incomplete.
+        let filler = "/*" + String(repeating: "x", count: PageReading.maxScriptBytes) + "*/"
+        let html = "<script>" + head + filler + #"var late = ["late.jpg"];"# + "</script><img src=\"after.jpg\">"
+        let scan = try HTMLScanner.scan(Array(html.utf8), url: "http://h/")
+        // Booleans first: a failed expectation prints its operands, here 32 MB of script.
+        let warned = scan.scriptsIncomplete
+        #expect(warned)
+        let script = try #require(scan.scripts.first)
+        let isPrefix = script.hasPrefix(head + "/*xxx")
+        let length = script.utf8.count
+        let hasLate = script.includes("late.jpg")
+        #expect(isPrefix)
+        #expect(length <= PageReading.maxScriptBytes)
+        #expect(!hasLate)
+        #expect(scan.images.map(\.url).contains("first.jpg"))
+        #expect(scan.images.map(\.url).contains("after.jpg"))
+    }
 }
