@@ -34,6 +34,8 @@ struct PageReading {
     /// 100,000-photo gallery is about 10 MB; reading a script is linear and bounded
     /// (`JavaScriptTokenizer.maxTokens`), so the limit is the page's memory, not its time.
     static let maxScriptBytes = 32 << 20
+    /// The inline script text this reading keeps (`maxScriptBytes`; smaller in tests).
+    var scriptBudget = PageReading.maxScriptBytes
 
     /// Whether reading `element` looks past its own attributes (`visit` asks for its text, its
     /// children or its descendants, or an `<img>` below it for its `<figure>`'s caption, or a
@@ -128,7 +130,7 @@ struct PageReading {
         let type = (node.attribute("type") ?? "").lowercased().trimmingSpaces
         guard type.isEmpty || type.includes("javascript") || type.includes("json") || type == "module" else { return }
         let text = node.rawText
-        guard !text.isEmpty, scriptBytes + text.utf8.count <= Self.maxScriptBytes else {
+        guard !text.isEmpty, scriptBytes + text.utf8.count <= scriptBudget else {
             if !text.isEmpty { scan.scriptsIncomplete = true }
             return
         }

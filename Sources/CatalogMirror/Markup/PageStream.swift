@@ -159,17 +159,20 @@ final class PageStream {
         try read(bytes, url: url, encoding: encoding, keepingWholePage: false).scan
     }
 
-    /// `read`, with its peak. With `keepingWholePage` the page is kept whole and read as one
+    /// `read`, with its peak, and the inline script text it keeps at most (`scriptBudget`,
+    /// smaller in tests). With `keepingWholePage` the page is kept whole and read as one
     /// tree once it ends, as a page was read before it was streamed: the streamed reading must
     /// give the same scan (a test compares them on real galleries' pages).
     static func read(
-        _ bytes: [UInt8], url: String, encoding: String?, keepingWholePage: Bool
+        _ bytes: [UInt8], url: String, encoding: String?, keepingWholePage: Bool,
+        scriptBudget: Int = PageReading.maxScriptBytes
     ) throws(MarkupError) -> Reading {
         // libxml2 refuses a zero-length buffer; an empty page holds nothing.
         guard !bytes.isEmpty else { return Reading(scan: PageScan(), peakElements: 0) }
         LibXML.ensureInitialized()
         let stream = PageStream()
         stream.state.keepsEverything = keepingWholePage
+        stream.state.reader.scriptBudget = scriptBudget
         let parsed: Bool = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 guard let context = htmlCreateMemoryParserCtxt(chars.baseAddress, Int32(clamping: chars.count)) else {
@@ -275,9 +278,9 @@ final class PageStream {
 
         mutating func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
             guard kept != nil, let text, length > 0, let element = open.last else { return }
-            guard keptText + Int(length) <= PageReading.maxScriptBytes else {
+            guard keptText + Int(length) <= reader.scriptBudget else {
                 element.isTextCut = true
-                keptText = PageReading.maxScriptBytes + 1
+                keptText = reader.scriptBudget + 1
                 return
             }
             keptText += Int(length)
