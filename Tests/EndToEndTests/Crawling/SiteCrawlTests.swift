@@ -89,6 +89,48 @@ struct SiteCrawlTests {
         }
     }
 
+    @Test("the next pages are read while the engine is still taking a long page's photos")
+    func pagesReadAheadOfTheEngine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let moreAsked = Mutex(false)
+        let waitedInVain = Mutex(0)
+        try await TestServer().run(routes: { router, _ in
+            // The start page shows 300 photos, far more than the engine takes in before it
+            // waits for their downloads, and links one more page.
+            router.get("/g/") { _, _ in
+                html(
+                    "<title>Gallery</title><a href=\"more.html\">More</a>"
+                        + (0..<300).map { "<img src=\"p/\($0).png\" alt=\"Photo \($0)\">" }.joined())
+            }
+            router.get("/g/more.html") { _, _ in
+                moreAsked.withLock { $0 = true }
+                return html("<title>More</title><img src=\"p/last.png\" alt=\"Last\">")
+            }
+            // No photo answers before the second page has been asked for. A crawler that reads
+            // that page only once the engine has taken every photo of the first makes the
+            // first photos wait here until the 10 s limit; the rest then answer at once.
+            router.get("/g/p/{name}") { _, _ in
+                func waiting() -> Bool { !moreAsked.withLock { $0 } && waitedInVain.withLock { $0 } == 0 }
+                for _ in 0..<500 where waiting() { try await Task.sleep(for: .milliseconds(20)) }
+                if !moreAsked.withLock({ $0 }) { waitedInVain.withLock { $0 += 1 } }
+                return bytes(Fixture.png)
+            }
+        }) { origin in
+            let output = directory.url.appendingPathComponent("m")
+            let report = try await MirrorEngine(configuration: testConfiguration(source: origin + "/g/", output: output)).run()
+            #expect(report.pages == 2)
+            #expect(report.published == 301)
+            #expect(waitedInVain.withLock { $0 } == 0, "photos waited for a page the crawler had not asked for")
+            // Crawl order still decides the albums: every photo of the first page is in its album.
+            let manifest = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
+            for item in manifest.items {
+                let album = item.album?.replacingOccurrences(of: origin, with: "")
+                #expect(album == (item.key.hasSuffix("/last.png") ? "/g/more.html" : "/g/"), "\(item.key)")
+            }
+        }
+    }
+
     @Test("a source that shows no image exits 3, writes nothing, and says what it read")
     func nothingFound() async throws {
         let directory = try TemporaryDirectory()
