@@ -63,6 +63,9 @@ public actor ImageLoader {
     private let source: any ImageSource
     private let capacity: Int
     private let now: @Sendable () -> Date
+    /// Loads under way (coalescing: a second request for a key joins the first) and the latest
+    /// outcomes (a memory hit), bounded by `capacity`. Not a record of the keys this run has
+    /// seen: that is `DuplicateRule`'s, and the engine asks for each key once.
     private var entries: [CanonicalURL: Entry] = [:]
     /// Completed keys, oldest first, for eviction; `evictionHead` skips the consumed prefix.
     private var completionOrder: [CanonicalURL] = []

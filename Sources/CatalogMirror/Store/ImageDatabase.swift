@@ -2,9 +2,9 @@ import Foundation
 
 /// The one shared silo for the mirror's persistent state.
 ///
-/// What runs on it: everything `DiskStorage` does — the index of stored images, the namespace of
-/// file names, and the renames that move checked files into place — serially, so no two tasks
-/// can pick the same name or see a half-updated index.
+/// What runs on it: everything `DiskStorage` does — the index of stored images (`RowIndex`), the
+/// namespace of file names (`FileNames`), and the renames that move checked files into place
+/// (`Publication`) — serially, so no two tasks can pick the same name or see a half-updated index.
 /// What does not: downloading, hashing and writing image bytes (the loader's tasks do that into
 /// temporary files first), parsing, and rendering pages.
 @globalActor public actor ImageDatabase {

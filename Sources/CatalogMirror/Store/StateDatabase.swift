@@ -4,16 +4,17 @@ import GRDB
 /// The store's index and commit log: one SQLite database (`.catalog-mirror/state.sqlite`, WAL)
 /// with a row per stored image, read by key when a lookup needs it and never loaded whole.
 ///
-/// Rows are written in small batches, one transaction each (`DiskStorage` decides when), and a
+/// Rows are written in small batches, one transaction each (`RowIndex` decides when), and a
 /// staged image's row always before its file is published, so a run killed at any moment leaves
 /// a record of everything it had verified and committed; SQLite rolls back a transaction the
 /// kill interrupted. Commits are not flushed one by one (`synchronous=NORMAL`:
 /// a commit survives the process being killed, and an `fsync` per image cost more than the
-/// download it recorded); `DiskStorage.publish` flushes the file system, this file included,
+/// download it recorded); `Publication.publish` flushes the file system, this file included,
 /// before the first file becomes visible, and a resumed run re-hashes every staged file before
 /// trusting its row.
 ///
-/// Runs only on `ImageDatabase` (through `DiskStorage`): every call is synchronous and short.
+/// Runs only on `ImageDatabase` (through `DiskStorage`'s `RowIndex`): every call is synchronous
+/// and short.
 /// Reads are single statements outside a transaction (`inDatabase`): GRDB's `read` wraps each
 /// in a savepoint and two `PRAGMA query_only` statements, five statements per lookup.
 struct StateDatabase: Sendable {

@@ -1,6 +1,6 @@
 /// A Bloom filter of texts: `mayContain` is false only for a text never inserted. The store uses
 /// it to know, without a query, that a key has no row yet or that a file name is free
-/// (`DiskStorage.lookup(_:)`, `freeName`).
+/// (`RowIndex.rows(ofLookedUp:)`, `FileNames.freeName`).
 ///
 /// Written here because it is twenty lines over a bit array; the Swift packages this project
 /// may use have none. 2^20 bits (128 KB) and three bits a text: at 100,000 texts about one

@@ -183,18 +183,4 @@ struct GallerySiteTests {
         let bytes = ours.values.reduce(0) { $0 + $1.count }
         #expect(bytes < 30_000, "\(bytes) bytes")
     }
-
-    @Test("width and height are written as JSONEncoder writes them, and a manifest without them still reads")
-    func manifestSizes() throws {
-        let items = [item("a", width: 640, bytes: 1), item("b", width: nil, bytes: 2)]
-        let manifest = Manifest(source: "http://h/", generatedAt: Date(timeIntervalSince1970: 0), items: items, rejected: [])
-        let encoded = try manifest.encoded()
-        #expect(encoded == (try JSONCoding.encode(manifest)))
-        let text = String(decoding: encoded, as: UTF8.self)
-        #expect(text.contains("\"height\" : 480") && text.contains("\"width\" : 640"))
-        #expect(try JSONCoding.decode(Manifest.self, from: encoded).items == items)
-        let old = text.replacingOccurrences(of: ",\n      \"width\" : 640", with: "").replacingOccurrences(
-            of: "\n      \"height\" : 480,", with: "")
-        #expect(try JSONCoding.decode(Manifest.self, from: Data(old.utf8)).items.first?.width == nil)
-    }
 }

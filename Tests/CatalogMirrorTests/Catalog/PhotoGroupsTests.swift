@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+
+@Suite("Photos tied together from their renditions")
+struct PhotoGroupsTests {
+    @Test("thumbnail → per-photo page → display and original are one photo; the cover makes the start page its album")
+    func photoGroups() throws {
+        // Page 0 (the index) shows an album cover linking to album page 1; page 1 shows two
+        // thumbnails linking to per-photo pages 2 and 3; each of those shows its display image
+        // linking to the original, and a strip of both thumbnails linking to the two pages.
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        func see(_ url: String, _ document: Int, _ photo: Int, _ role: RenditionSize.Role) throws {
+            let key = try #require(CanonicalURL("http://h/g/" + url))
+            let discovery = Discovery(
+                key: key, reference: ImageReference(url: url, photo: photo, size: .init(role: role)), document: document)
+            let entry = catalog[key] ?? CatalogEntry(key: key, reference: discovery.reference, verdict: .accepted)
+            entry.see(discovery)
+            catalog[key] = entry
+        }
+        try see("a/thumb_1.jpg", 0, 0, .display)
+        try see("a/thumb_1.jpg", 1, 0, .display)
+        try see("a/thumb_2.jpg", 1, 1, .display)
+        for (page, number) in [(2, 1), (3, 2)] {
+            try see("a/scaled_\(number).jpg", page, 0, .display)
+            try see("a/\(number).jpg", page, 0, .full)
+            try see("a/thumb_1.jpg", page, 1, .display)
+            try see("a/thumb_2.jpg", page, 2, .display)
+        }
+        var summary = CrawlSummary()
+        for (number, path) in [(0, ""), (1, "a/"), (2, "a/slide_1.html"), (3, "a/slide_2.html")] {
+            let url = try #require(CanonicalURL("http://h/g/" + path))
+            summary.documents[number] = .init(url: url, kind: .page)
+            summary.pageNumbers[url] = number
+        }
+        func link(_ document: Int, _ photo: Int, _ path: String) throws {
+            summary.photoLinks.append(
+                .init(document: document, photo: photo, page: try #require(CanonicalURL("http://h/g/" + path))))
+        }
+        try link(0, 0, "a/")
+        try link(1, 0, "a/slide_1.html")
+        try link(1, 1, "a/slide_2.html")
+        for page in [2, 3] {
+            try link(page, 1, "a/slide_1.html")
+            try link(page, 2, "a/slide_2.html")
+        }
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
+        let photos = groups.photos.map { Set($0.keys.map { String($0.string.dropFirst("http://h/g/".count)) }) }
+        #expect(
+            Set(photos) == [["a/thumb_1.jpg", "a/scaled_1.jpg", "a/1.jpg"], ["a/thumb_2.jpg", "a/scaled_2.jpg", "a/2.jpg"]])
+        // A photo's album is the first page (in crawl order) it was found on, not counting where
+        // it is shown as an album's cover: the cover is the album's picture, and the photo
+        // belongs to the album (issue 26).
+        #expect(
+            Set(groups.photos.map { "\($0.keys.map(\.string).sorted().first ?? "") \($0.album ?? -1)" }) == [
+                "http://h/g/a/1.jpg 1", "http://h/g/a/2.jpg 1",
+            ])
+        #expect(groups.decorations.isEmpty)
+    }
+
+    @Test("an image alone on most pages, or marked as a spinner or icon, is decoration; a repeated thumbnail is not")
+    func decorations() throws {
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        func see(_ url: String, _ document: Int, _ photo: Int, decorative: Bool = false, fromData: Bool = false) throws {
+            let key = try #require(CanonicalURL("http://h/" + url))
+            var reference = ImageReference(url: url, photo: photo)
+            reference.isDecoration = decorative
+            reference.isFromDataFile = fromData
+            let discovery = Discovery(key: key, reference: reference, document: document)
+            let entry = catalog[key] ?? CatalogEntry(key: key, reference: reference, verdict: .accepted)
+            entry.see(discovery)
+            catalog[key] = entry
+        }
+        var summary = CrawlSummary()
+        for document in 0..<4 {
+            let url = try #require(CanonicalURL("http://h/\(document).html"))
+            summary.documents[document] = .init(url: url, kind: .page)
+            summary.pageNumbers[url] = document
+            try see("arrow.png", document, 0)
+            try see("photo\(document).jpg", document, 1)
+            // A strip of thumbnails, each linking to its per-photo page, on every page.
+            try see("thumb.jpg", document, 2)
+            summary.photoLinks.append(.init(document: document, photo: 2, page: try #require(CanonicalURL("http://h/3.html"))))
+            // A listing every page links: its photos count as found on each page, and are photos.
+            try see("listed.jpg", document, 5, fromData: true)
+        }
+        try see("spinner.gif", 1, 3, decorative: true)
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
+        #expect(groups.decorations.map(\.string).sorted() == ["http://h/arrow.png", "http://h/spinner.gif"])
+        // The arrow joins no photo even though every page shows it.
+        #expect(groups.photo(of: try #require(CanonicalURL("http://h/arrow.png")))?.keys.count == 1)
+    }
+
+    @Test("a key shared by many different photos is a placeholder: it joins nothing")
+    func placeholderKeys() throws {
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        for index in 0..<3 {
+            for url in ["blank.gif", "photo\(index).jpg"] {
+                let key = try #require(CanonicalURL("http://h/" + url))
+                let discovery = Discovery(key: key, reference: ImageReference(url: url, photo: index), document: 0)
+                let entry = catalog[key] ?? CatalogEntry(key: key, reference: discovery.reference, verdict: .accepted)
+                entry.see(discovery)
+                catalog[key] = entry
+            }
+        }
+        var summary = CrawlSummary()
+        summary.documents[0] = .init(url: try #require(CanonicalURL("http://h/")), kind: .page)
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
+        #expect(groups.photos.count == 4)
+        #expect(groups.photos.allSatisfy { $0.keys.count == 1 })
+    }
+}
