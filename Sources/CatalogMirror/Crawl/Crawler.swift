@@ -150,10 +150,13 @@ struct Crawler: Sendable {
         case emitted(unusable: Int)
     }
 
-    /// Pages read ahead of the engine: committed pages whose references wait to be sent, plus
-    /// pages read but not yet committed. Beyond it, no page is fetched until the engine has
-    /// taken more; each holds one page's references.
-    static let readAhead = 64
+    /// How far the reading of pages runs ahead of the engine: no page is fetched while the
+    /// committed pages waiting for their references to be sent hold `readAheadReferences`
+    /// references (about 200 bytes each), or number `readAheadPages`, counting pages read but
+    /// not yet committed. A gallery's pages show tens to hundreds of photos each, so a start
+    /// page whose listing names 10,000 is sent while a hundred more pages are read.
+    static let readAheadReferences = 20_000
+    static let readAheadPages = 256
 
     /// Crawls the pages; returns the feeds they advertise, in order of discovery.
     ///
@@ -244,18 +247,25 @@ struct Crawler: Sendable {
         await withTaskGroup(of: Step.self) { group in
             var inFlight = 0
             var emissions: [Emission] = []
+            var queuedReferences = 0
             var emitting = false
             while true {
                 while let result = pending.removeValue(forKey: nextToRead) {
                     nextToRead += 1
-                    if let emission = commit(result) { emissions.append(emission) }
+                    if let emission = commit(result) {
+                        emissions.append(emission)
+                        queuedReferences += emission.images.count
+                    }
                 }
                 if !emitting, !emissions.isEmpty {
                     let emission = emissions.removeFirst()
+                    queuedReferences -= emission.images.count
                     emitting = true
                     group.addTask { .emitted(unusable: await Self.send(emission, to: batches)) }
                 }
-                while inFlight < concurrency, pending.count + emissions.count < Self.readAhead, let page = frontier.next() {
+                while inFlight < concurrency, queuedReferences < Self.readAheadReferences,
+                    pending.count + emissions.count < Self.readAheadPages, let page = frontier.next()
+                {
                     inFlight += 1
                     group.addTask { .page(page.sequence, await Self.addResources(to: fetch(page), from: resources)) }
                 }
