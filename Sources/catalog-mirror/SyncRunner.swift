@@ -95,6 +95,8 @@ struct SyncRunner {
 
     private func writeReport(_ report: RunReport) {
         guard let reportFile else { return }
+        var report = report
+        report.peakMemoryBytes = ProcessMemory.peakResidentBytes()
         do {
             try report.write(to: reportFile)
         } catch {

@@ -33,6 +33,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// Seconds from the start of the run to the end of each phase: `crawl` (pages, feeds and
     /// sitemaps read), `fetch` (every download settled; overlaps the crawl), `publish`.
     public var phases: [String: Double] = [:]
+    /// The process's peak resident memory over the run, in bytes (`VmHWM`): what to size a
+    /// container's or a unit's memory limit by. Nil where it cannot be read (not Linux).
+    public var peakMemoryBytes: Int?
     /// HTML pages read.
     public var pages: Int
     /// Feeds, listings and sitemaps read.

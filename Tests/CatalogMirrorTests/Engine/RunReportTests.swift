@@ -101,4 +101,27 @@ struct RunReportTests {
         // Without a manifest to read, each key is listed alone.
         #expect(RunChanges.removedEntries(keys, manifest: nil) == keys.map { .init(key: $0) })
     }
+
+    @Test("the peak memory is this process's own high-water mark, read from /proc's VmHWM line")
+    func peakMemory() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        func peak(_ status: String) throws -> Int? {
+            let file = directory.url.appendingPathComponent("status")
+            try Data(status.utf8).write(to: file)
+            return ProcessMemory.peakResidentBytes(statusFile: file.path)
+        }
+        #expect(try peak("Name:\tcatalog-mirror\nVmPeak:\t  900000 kB\nVmHWM:\t   60424 kB\nVmRSS:\t 512 kB\n") == 60424 * 1024)
+        #expect(try peak("Name:\tx\nVmRSS:\t 512 kB\n") == nil)
+        #expect(try peak("VmHWM:\t   60424 MB\n") == nil)
+        #expect(ProcessMemory.peakResidentBytes(statusFile: directory.url.appendingPathComponent("none").path) == nil)
+        // This process: at least what it has resident now, which on Linux is more than a megabyte.
+        let own = try #require(ProcessMemory.peakResidentBytes())
+        #expect(own > 1 << 20)
+        // And it reaches the report.
+        var report = Self.report(changes: nil)
+        report.peakMemoryBytes = own
+        let decoded = try RunReport.decode(report.encoded())
+        #expect(decoded.peakMemoryBytes == own)
+    }
 }
