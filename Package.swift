@@ -94,6 +94,12 @@ let package = Package(
             dependencies: ["CatalogMirror"],
             path: "Benchmarks/ExtractThroughput"
         ),
+        // The render benchmark: the site's pages rendered from a manifest alone (Benchmarks/README.md).
+        .executableTarget(
+            name: "render-pages",
+            dependencies: ["CatalogMirror", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/RenderPages"
+        ),
         .testTarget(
             name: "CatalogMirrorTests",
             dependencies: [

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The generated site's pages rendered from a manifest alone, without writing them: what
+/// `MirrorPublisher` renders during a publish, in the same order, through the same template
+/// and contexts. It exists for the render benchmark (`Benchmarks/RenderPages`), which times
+/// rendering apart from the rest of a sync, and keeps the pages so two builds' output can be
+/// compared byte for byte.
+public enum SiteRendering {
+    /// Every page of the site `manifest` makes with `template`, `itemsPerPage` photos to a
+    /// page: its file name relative to the mirror's root, and its HTML.
+    public static func pages(
+        of manifest: Manifest, template: SiteTemplate, itemsPerPage: Int
+    ) async -> [(fileName: String, html: String)] {
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/nonexistent")), template: template, itemsPerPage: itemsPerPage)
+        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
+        let html = publisher.render(site, manifest: manifest, Array(site.pages.indices)).map(\.html)
+        return zip(site.pages, html).map { ($0.fileName, $1) }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import CatalogMirror
+
+/// What a page template sees (`--template DIR`): every name of the context, its value as
+/// rendered escaped and raw, as a section and inverted, looked up from a card or an album entry
+/// in the page around it, and through swift-mustache's transforms. A template naming all of
+/// them (`Fixtures/site-contract/page.mustache`) renders a small site whose titles, captions,
+/// metadata and keys hold `<>&"'`; the output must be `expected.txt`, byte for byte. A name
+/// dropped, a value rendered otherwise or escaped otherwise fails here, whatever the built-in
+/// template shows.
+@Suite("The template's context")
+struct SiteContractTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/site-contract")
+
+    /// Two albums of the start page (one nested in the other, one with a cover from elsewhere),
+    /// an album of two pages, photos with and without sizes, renditions, captions and metadata.
+    static func manifest() -> Manifest {
+        let date = Date(timeIntervalSince1970: 1_790_000_000)
+        func item(
+            _ name: String, album: String, title: String?, bytes: Int64, width: Int? = nil, of original: String? = nil,
+            metadata: [String: String]? = nil, query: String = ""
+        ) -> Manifest.Item {
+            Manifest.Item(
+                key: "http://h/g/\(name).jpg\(query)", path: "images/\(name)-0a1b2c.jpg", sha256: "ab", bytes: bytes,
+                contentType: "image/jpeg", title: title, metadata: metadata, album: album,
+                variantOf: original.map { "http://h/g/\($0).jpg" }, firstSeen: date, lastChecked: date, width: width,
+                height: width.map { $0 * 3 / 4 })
+        }
+        let start = "http://h/g/"
+        let nature = "http://h/g/nature/"
+        let birds = "http://h/g/nature/birds/"
+        let city = "http://h/g/city/"
+        let items = [
+            item("own", album: start, title: "Own <b>\"1\"</b> & 'co'", bytes: 999, width: 640),
+            item(
+                "lake", album: nature, title: "Lake & <Mist>", bytes: 9_000_000, width: 4000,
+                metadata: ["description": "Dawn <over> the \"water\" & 'hills'", "price": "12 < 13 & 'x'", "<k>": "\"v\""]),
+            item("lake-small", album: nature, title: nil, bytes: 90_000, width: 800, of: "lake"),
+            item("lake-thumb", album: nature, title: nil, bytes: 9_000, width: 200, of: "lake"),
+            item("tree", album: nature, title: nil, bytes: 5_000, query: "?a=1&b='2'"),
+            item("autumn-maple", album: nature, title: "autumn-maple", bytes: 12_345, width: 300),
+            item("wren", album: birds, title: "Wren", bytes: 1_500_000, width: 1024, metadata: ["alt": "Nature & <co>"]),
+            item("street", album: city, title: "Street", bytes: 42, width: 10),
+            item("sun", album: start, title: nil, bytes: 1_000, width: 16, metadata: ["caption": "Sun & 'sky'"]),
+        ]
+        return Manifest(
+            source: start, title: "Walks <&> \"x\" 'y' — page 1", generatedAt: date, items: items, rejected: [],
+            albums: [
+                .init(url: start, title: "Walks"), .init(url: nature, title: "Nature & <co> | Page 1 of 2"),
+                .init(url: birds, title: nil), .init(url: city, title: "City 'night'", cover: "http://h/g/own.jpg"),
+            ])
+    }
+
+    /// Every page of the fixture, rendered with `template`, each after a line naming its file.
+    static func rendered(with template: SiteTemplate, perPage: Int = 2) -> String {
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: template, itemsPerPage: perPage)
+        let site = SitePlan(manifest: manifest(), itemsPerPage: perPage)
+        let pages = publisher.render(manifest())
+        return zip(site.pages, pages).map { "=== \($0.fileName)\n\($1)" }.joined(separator: "\n")
+    }
+
+    @Test("a template naming every name of the context renders the fixture as expected.txt, byte for byte")
+    func everyName() throws {
+        let template = try SiteTemplate(
+            files: ["page.mustache": Array(try Data(contentsOf: Self.fixtures.appendingPathComponent("page.mustache")))],
+            origin: "site-contract")
+        let output = Self.rendered(with: template)
+        let expected = String(decoding: try Data(contentsOf: Self.fixtures.appendingPathComponent("expected.txt")), as: UTF8.self)
+        if output != expected {
+            try? Data(output.utf8).write(to: URL(fileURLWithPath: NSTemporaryDirectory() + "site-contract-actual.txt"))
+        }
+        #expect(output == expected, "not expected.txt: the output is \(NSTemporaryDirectory())site-contract-actual.txt")
+    }
+}
