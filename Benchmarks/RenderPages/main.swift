@@ -3,12 +3,14 @@
 // publish renders with.
 //
 //     render-pages synthetic N | manifest FILE  [--per-page 60] [--reps 1] [--template DIR]
-//                  [--out DIR] [--save-manifest FILE]
+//                  [--out DIR] [--save-manifest FILE] [--fingerprints]
 //
 // `synthetic N` makes a deterministic manifest of N photos: nested albums with covers, titles
 // and captions holding `<>&"'`, metadata, sizes, and a smaller rendition of every third photo.
 // Prints the pages' count and bytes, a SHA-256 of all of them, and each repetition's render
-// time; `--out` writes the pages (byte-for-byte comparison of two builds).
+// time; `--out` writes the pages (byte-for-byte comparison of two builds). `--fingerprints`
+// works out each page's `PageFingerprints` input beside it, as a first publish does, and
+// prints a SHA-256 of them all.
 import CatalogMirror
 import Crypto
 import Foundation
@@ -103,6 +105,8 @@ let reps = max(1, Int(option("--reps") ?? "1") ?? 1)
 let out = option("--out")
 let saveManifest = option("--save-manifest")
 let templateDirectory = option("--template")
+let fingerprints = arguments.contains("--fingerprints")
+arguments.removeAll { $0 == "--fingerprints" }
 guard arguments.count == 2 else {
     fail("usage: render-pages synthetic N | manifest FILE [--per-page 60] [--reps 1] [--template DIR] [--out DIR]")
 }
@@ -138,12 +142,12 @@ do {
     fail("\(error)")
 }
 
-var pages: [(fileName: String, html: String)] = []
+var pages: [(fileName: String, html: String, input: String?)] = []
 var times: [Double] = []
 for _ in 0..<reps {
     let clock = ContinuousClock()
     let start = clock.now
-    pages = await SiteRendering.pages(of: manifest, template: template, itemsPerPage: perPage)
+    pages = await SiteRendering.pages(of: manifest, template: template, itemsPerPage: perPage, fingerprints: fingerprints)
     let elapsed = clock.now - start
     times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
 }
@@ -154,8 +158,11 @@ for page in pages {
     hasher.update(data: Array(page.html.utf8))
     bytes += page.html.utf8.count
 }
-let digest = hasher.finalize().map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-print("\(pages.count) pages, \(bytes) bytes, sha256 \(digest.joined())")
+var inputs = SHA256()
+for page in pages { inputs.update(data: Array((page.input ?? "-").utf8) + [0]) }
+func hex(_ digest: SHA256.Digest) -> String { digest.map { String(format: "%02x", $0) }.joined() }
+print("\(pages.count) pages, \(bytes) bytes, sha256 \(hex(hasher.finalize()))")
+if fingerprints { print("fingerprints sha256 \(hex(inputs.finalize()))") }
 let sorted = times.sorted()
 print(
     "render s: \(times.map { String(format: "%.4f", $0) }.joined(separator: " ")); median \(String(format: "%.4f", sorted[sorted.count / 2]))"

@@ -7,14 +7,15 @@ import Foundation
 /// compared byte for byte.
 public enum SiteRendering {
     /// Every page of the site `manifest` makes with `template`, `itemsPerPage` photos to a
-    /// page: its file name relative to the mirror's root, and its HTML.
+    /// page: its file name relative to the mirror's root, its HTML, and with `fingerprints` the
+    /// hash of its inputs that decides whether a re-sync renders it again (`PageFingerprints`).
     public static func pages(
-        of manifest: Manifest, template: SiteTemplate, itemsPerPage: Int
-    ) async -> [(fileName: String, html: String)] {
+        of manifest: Manifest, template: SiteTemplate, itemsPerPage: Int, fingerprints: Bool = false
+    ) async -> [(fileName: String, html: String, input: String?)] {
         let publisher = MirrorPublisher(
             layout: MirrorLayout(root: URL(fileURLWithPath: "/nonexistent")), template: template, itemsPerPage: itemsPerPage)
         let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
-        let html = publisher.render(site, manifest: manifest, Array(site.pages.indices)).map(\.html)
-        return zip(site.pages, html).map { ($0.fileName, $1) }
+        let rendered = publisher.render(site, manifest: manifest, Array(site.pages.indices), fingerprinting: fingerprints)
+        return zip(site.pages, rendered).map { ($0.fileName, $1.html, $1.input) }
     }
 }

@@ -54,6 +54,13 @@ struct SiteContractTests {
             ])
     }
 
+    /// `Fixtures/site-contract/page.mustache`.
+    static func contractTemplate() throws -> SiteTemplate {
+        try SiteTemplate(
+            files: ["page.mustache": Array(try Data(contentsOf: fixtures.appendingPathComponent("page.mustache")))],
+            origin: "site-contract")
+    }
+
     /// Every page of the fixture, rendered with `template`, each after a line naming its file.
     static func rendered(with template: SiteTemplate, perPage: Int = 2) -> String {
         let publisher = MirrorPublisher(
@@ -65,14 +72,30 @@ struct SiteContractTests {
 
     @Test("a template naming every name of the context renders the fixture as expected.txt, byte for byte")
     func everyName() throws {
-        let template = try SiteTemplate(
-            files: ["page.mustache": Array(try Data(contentsOf: Self.fixtures.appendingPathComponent("page.mustache")))],
-            origin: "site-contract")
-        let output = Self.rendered(with: template)
+        let output = Self.rendered(with: try Self.contractTemplate())
         let expected = String(decoding: try Data(contentsOf: Self.fixtures.appendingPathComponent("expected.txt")), as: UTF8.self)
         if output != expected {
             try? Data(output.utf8).write(to: URL(fileURLWithPath: NSTemporaryDirectory() + "site-contract-actual.txt"))
         }
         #expect(output == expected, "not expected.txt: the output is \(NSTemporaryDirectory())site-contract-actual.txt")
+    }
+
+    @Test("each page's fingerprint is the one earlier versions wrote for the same input, so no mirror renders again")
+    func fingerprints() throws {
+        let template = try Self.contractTemplate()
+        let publisher = MirrorPublisher(
+            layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: template, itemsPerPage: 2)
+        let site = SitePlan(manifest: Self.manifest(), itemsPerPage: 2)
+        let inputs = publisher.render(site, manifest: Self.manifest(), Array(site.pages.indices), fingerprinting: true)
+            .map { $0.input ?? "none" }
+        // As version 2 hashed the fixture's pages from their `[String: Any]` contexts.
+        #expect(
+            inputs == [
+                "ccfe903e6cab36ca5f56b5908368eea0f5828c17f4c4342f9a04f55d4ef548e4",
+                "2f86925e9382755273cf554f5f42a2a4b404b5a8539ec02aa355b4225f7590ac",
+                "b33d3a2d5d71fdd392f913b3c32ffac6f0821715076bf02ab55a15838fc439ba",
+                "e372403db05d357b746f9c824db8654923db3f7d8bad672173f804548b235f12",
+                "85d19e1ce7ef4450b94f3aa3ff9bae36ab60f4088fb88401959edb5a607d3c28",
+            ])
     }
 }
