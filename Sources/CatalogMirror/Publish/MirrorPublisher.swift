@@ -213,85 +213,82 @@ struct MirrorPublisher: Sendable {
 
     /// What the template sees for one page. Every link is relative: album pages live in
     /// `albums/`, so their links to images, assets and the start page go up one folder.
-    func context(_ page: SitePlan.Page, in site: SitePlan, manifest: Manifest) -> [String: Any] {
+    func context(_ page: SitePlan.Page, in site: SitePlan, manifest: Manifest) -> TemplateObject {
         let album = site.albums[page.album]
         let up = page.fileName.contains("/") ? "../" : ""
         func href(_ base: String, _ number: Int = 1) -> String {
             let name = SitePlan.fileName(base: base, number: number)
             return up.isEmpty ? name : (base == "index" ? "../" + name : String(name.dropFirst("albums/".count)))
         }
-        var breadcrumbs: [[String: Any]] = []
+        var breadcrumbs: [TemplateObject] = []
         var parent = album.parent
         while let index = parent {
-            breadcrumbs.insert(["title": site.albums[index].title, "href": href(site.albums[index].fileBase)], at: 0)
+            breadcrumbs.insert(
+                TemplateObject(["href": .text(href(site.albums[index].fileBase)), "title": .text(site.albums[index].title)]),
+                at: 0)
             parent = site.albums[index].parent
-        }
-        func entry(_ index: Int) -> [String: Any] {
-            let child = site.albums[index]
-            var entry: [String: Any] = [
-                "title": child.title, "href": href(child.fileBase), "count": site.totalPhotos(index),
-                "depth": child.depth - album.depth,
-            ]
-            let cover =
-                child.cover ?? child.photos.first
-                ?? site.descendants(of: index).lazy.compactMap { site.albums[$0].cover ?? site.albums[$0].photos.first }.first
-            if let cover {
-                let tile = PhotoView.tile(of: cover)
-                entry["cover"] = up + tile.path
-                if let size = tile.dimensions {
-                    entry["coverWidth"] = size.width
-                    entry["coverHeight"] = size.height
-                }
-            }
-            return entry
         }
         // The index of albums below this one, nested: each entry says whether a list of its
         // children opens after it, and how many lists close after it.
-        var index: [[String: Any]] = []
+        var index: [TemplateObject] = []
         if page.number == 1 {
             let below = page.album == 0 ? site.descendants(of: 0) : album.children
             for (position, albumIndex) in below.enumerated() {
-                var item = entry(albumIndex)
-                let depth = site.albums[albumIndex].depth
+                let child = site.albums[albumIndex]
+                var names = ["href"]
+                var values: [TemplateObject.Value] = [.text(href(child.fileBase))]
+                let cover =
+                    child.cover ?? child.photos.first
+                    ?? site.descendants(of: albumIndex).lazy.compactMap { site.albums[$0].cover ?? site.albums[$0].photos.first }
+                    .first
+                if let cover {
+                    let tile = PhotoView.tile(of: cover)
+                    names.append("cover")
+                    values.append(.text(up + tile.path))
+                    if let size = tile.dimensions {
+                        names += ["coverWidth", "coverHeight"]
+                        values += [.number(size.width), .number(size.height)]
+                    }
+                }
+                let depth = child.depth
                 let nextDepth = position + 1 < below.count ? site.albums[below[position + 1]].depth : album.depth + 1
-                let opens = nextDepth > depth
-                item["hasChildren"] = opens
-                item["closes"] = Array(repeating: [String: Any](), count: max(0, depth - nextDepth))
-                index.append(item)
+                names += ["title", "count", "hasChildren", "closes", "depth"]
+                values += [
+                    .text(child.title), .number(site.totalPhotos(albumIndex)), .flag(nextDepth > depth),
+                    .list(Array(repeating: TemplateObject.empty, count: max(0, depth - nextDepth))),
+                    .number(depth - album.depth),
+                ]
+                index.append(TemplateObject(names: names, values: values))
             }
         }
-        var context: [String: Any] = [
-            "siteTitle": site.siteTitle,
-            "pageTitle": album.title,
-            "isAlbum": page.album != 0,
-            "source": album.url ?? manifest.source,
-            "generatedAt": Timestamp.string(manifest.generatedAt),
-            "up": up,
-            "home": href("index"),
-            "feed": up + AtomFeed.fileName,
-            "breadcrumbs": breadcrumbs,
-            "hasAlbums": !index.isEmpty,
-            "albums": index,
-            "itemCount": album.photos.count,
-            "hasItems": !album.photos.isEmpty,
-            "photoCount": site.photoCount,
-            // The start page says how many photos the whole mirror holds when its own are not all.
-            "showsTotal": page.album == 0 && site.photoCount != album.photos.count,
-            "pageNumber": page.number,
-            "pageCount": page.count,
-            "hasPagination": page.count > 1,
-            "items": album.photos[page.photos].enumerated().map { offset, photo in
-                Self.card(photo, up: up, position: page.photos.lowerBound + offset + 1, albumTitle: album.title)
-            },
-            "albumTitle": album.title,
-            "firstPosition": page.photos.lowerBound + 1,
-            "script": up + "assets/gallery.js",
-            "searchIndex": up + SearchIndex.fileName,
-            "pages": Self.pageLinks(current: page.number, count: page.count) { href(album.fileBase, $0) },
+        let items = album.photos[page.photos].enumerated().map { offset, photo in
+            Self.card(photo, up: up, position: page.photos.lowerBound + offset + 1, albumTitle: album.title)
+        }
+        var names = [
+            "up", "siteTitle", "isAlbum", "pageTitle", "hasPagination", "pageNumber", "pageCount", "feed", "script", "home",
+            "searchIndex", "breadcrumbs", "source", "hasItems", "itemCount", "showsTotal", "photoCount", "hasAlbums",
+            "albums", "albumTitle", "firstPosition", "items", "pages", "generatedAt",
         ]
-        if page.number > 1 { context["previous"] = ["href": href(album.fileBase, page.number - 1)] }
-        if page.number < page.count { context["next"] = ["href": href(album.fileBase, page.number + 1)] }
-        return context
+        var values: [TemplateObject.Value] = [
+            .text(up), .text(site.siteTitle), .flag(page.album != 0), .text(album.title), .flag(page.count > 1),
+            .number(page.number), .number(page.count), .text(up + AtomFeed.fileName), .text(up + "assets/gallery.js"),
+            .text(href("index")), .text(up + SearchIndex.fileName), .list(breadcrumbs), .text(album.url ?? manifest.source),
+            .flag(!album.photos.isEmpty), .number(album.photos.count),
+            // The start page says how many photos the whole mirror holds when its own are not all.
+            .flag(page.album == 0 && site.photoCount != album.photos.count), .number(site.photoCount),
+            .flag(!index.isEmpty), .list(index), .text(album.title), .number(page.photos.lowerBound + 1), .list(items),
+            .list(Self.pageLinks(current: page.number, count: page.count) { href(album.fileBase, $0) }),
+            .text(Timestamp.string(manifest.generatedAt)),
+        ]
+        if page.number > 1 {
+            names.append("previous")
+            values.append(.object(TemplateObject(["href": .text(href(album.fileBase, page.number - 1))])))
+        }
+        if page.number < page.count {
+            names.append("next")
+            values.append(.object(TemplateObject(["href": .text(href(album.fileBase, page.number + 1))])))
+        }
+        return TemplateObject(names: names, values: values)
     }
 
     /// Pages within this distance of the current one are linked, besides the first two and the
@@ -310,13 +307,13 @@ struct MirrorPublisher: Sendable {
 
     /// The context of the `pages` list: each linked page's number, link and whether it is the
     /// current one, and `gapBefore` when pages are left out before it (the template shows "…").
-    static func pageLinks(current: Int, count: Int, href: (Int) -> String) -> [[String: Any]] {
+    static func pageLinks(current: Int, count: Int, href: (Int) -> String) -> [TemplateObject] {
         let numbers = pageNumbers(current: current, count: count)
         return numbers.enumerated().map { position, number in
-            [
-                "number": number, "href": href(number), "current": number == current,
-                "gapBefore": position > 0 && number > numbers[position - 1] + 1,
-            ]
+            TemplateObject([
+                "gapBefore": .flag(position > 0 && number > numbers[position - 1] + 1), "current": .flag(number == current),
+                "href": .text(href(number)), "number": .number(number),
+            ])
         }
     }
 
@@ -331,39 +328,42 @@ struct MirrorPublisher: Sendable {
     /// What the template sees for one photo's card: its tile (the rendition `PhotoView.tile`
     /// picks, with its size and a `srcset` of the renditions whose widths are known), the link to
     /// its largest rendition, its label, caption and metadata, and its place in its album.
-    private static func card(_ photo: SitePlan.Photo, up: String, position: Int, albumTitle: String) -> [String: Any] {
+    /// Fields in the order the built-in template looks them up.
+    private static func card(_ photo: SitePlan.Photo, up: String, position: Int, albumTitle: String) -> TemplateObject {
         let item = photo.original
         let title = PhotoView.title(of: photo)
-        let details = PhotoView.details(of: photo, albumTitle: albumTitle)
-        let metadata = details.fields.map { ["name": $0.name, "value": $0.value] }
+        let details = PhotoView.details(of: photo, title: title, albumTitle: albumTitle)
         let tile = PhotoView.tile(of: photo)
-        var card: [String: Any] = [
-            "id": PhotoView.anchor(of: photo),
-            "path": up + tile.path,
-            "href": up + item.path,
-            "title": title,
-            "alt": title,
-            "key": item.key,
-            "contentType": item.contentType,
-            "size": Self.formatSize(item.bytes),
-            "bytes": item.bytes,
-            "renditions": photo.renditions,
-            "hasRenditions": photo.renditions > 1,
-            "hasMetadata": !metadata.isEmpty,
-            "metadata": metadata,
-            "position": position,
-        ]
-        if let caption = details.caption { card["caption"] = caption }
-        if let size = tile.dimensions {
-            card["width"] = size.width
-            card["height"] = size.height
-        }
+        var names = ["id", "position", "href"]
+        var values: [TemplateObject.Value] = [.text(PhotoView.anchor(of: photo)), .number(position), .text(up + item.path)]
         if let size = item.dimensions {
-            card["originalWidth"] = size.width
-            card["originalHeight"] = size.height
+            names += ["originalWidth", "originalHeight"]
+            values += [.number(size.width), .number(size.height)]
         }
-        if let srcset = PhotoView.srcset(of: photo, up: up) { card["srcset"] = srcset }
-        return card
+        names.append("path")
+        values.append(.text(up + tile.path))
+        if let srcset = PhotoView.srcset(of: photo, up: up) {
+            names.append("srcset")
+            values.append(.text(srcset))
+        }
+        if let size = tile.dimensions {
+            names += ["width", "height"]
+            values += [.number(size.width), .number(size.height)]
+        }
+        names += ["alt", "title"]
+        values += [.text(title), .text(title)]
+        if let caption = details.caption {
+            names.append("caption")
+            values.append(.text(caption))
+        }
+        names += ["hasMetadata", "metadata", "contentType", "size", "hasRenditions", "renditions", "key", "bytes"]
+        values += [
+            .flag(!details.fields.isEmpty),
+            .list(details.fields.map { TemplateObject(["name": .text($0.name), "value": .text($0.value)]) }),
+            .text(item.contentType), .text(Self.formatSize(item.bytes)), .flag(photo.renditions > 1),
+            .number(photo.renditions), .text(item.key), .bytes(item.bytes),
+        ]
+        return TemplateObject(names: names, values: values)
     }
 
     static func siteTitle(for source: String) -> String { SitePlan.fallbackTitle(for: source) }

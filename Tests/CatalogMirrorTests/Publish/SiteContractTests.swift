@@ -98,4 +98,25 @@ struct SiteContractTests {
                 "85d19e1ce7ef4450b94f3aa3ff9bae36ab60f4088fb88401959edb5a607d3c28",
             ])
     }
+
+    @Test("sameIgnoringCase says what caseInsensitiveCompare says, for ASCII and for the rest")
+    func sameIgnoringCase() {
+        var pairs: [(String, String)] = [
+            ("Lake", "lake"), ("LAKE", "lake"), ("lake", "lakes"), ("a-b_c", "A-B_C"), ("[", "{"), ("@", "`"),
+            ("Straße", "STRASSE"), ("café", "CAFÉ"), ("cafe\u{301}", "café"), ("İ", "i"), ("a\u{0}b", "A\u{0}B"),
+            ("a\tb", "A\tB"), ("", ""), ("", "a"), ("ǅ", "ǆ"), ("K", "\u{212A}"),
+        ]
+        // Every printable ASCII letter and sign against its neighbours, in both cases.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0...4, using: &generator)
+            let a = String((0..<length).map { _ in Character(UnicodeScalar(UInt8.random(in: 0x20...0x7E, using: &generator))) })
+            let b = String(a.map { Bool.random(using: &generator) ? Character($0.uppercased()) : $0 })
+            pairs.append((a, b))
+            pairs.append((a, String(b.dropLast()) + "a"))
+        }
+        for (a, b) in pairs {
+            #expect(PhotoView.sameIgnoringCase(a, b) == (a.caseInsensitiveCompare(b) == .orderedSame), "\(a) | \(b)")
+        }
+    }
 }
