@@ -104,6 +104,8 @@ let package = Package(
             name: "CatalogMirrorTests",
             dependencies: [
                 "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
+                // SiteTemplateTests: the page template renders as swift-mustache renders its text.
+                .product(name: "Mustache", package: "swift-mustache"),
                 // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
