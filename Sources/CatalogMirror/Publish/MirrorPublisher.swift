@@ -319,8 +319,8 @@ struct MirrorPublisher: Sendable {
 
     /// A photo with no title is labelled by its file name, without the image extension.
     static func fileTitle(_ key: String) -> String {
-        let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
-        let name = PercentEncoding.decode(String(path.split(separator: "/").last ?? "image"))
+        let path = PhotoView.firstRun(of: key[...], without: "?") ?? key[...]
+        let name = PercentEncoding.decode(String(PhotoView.lastRun(of: path, without: "/") ?? "image"))
         guard HTMLScanner.hasImageExtension(name), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }

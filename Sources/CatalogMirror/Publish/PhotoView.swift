@@ -19,7 +19,7 @@ enum PhotoView {
 
     /// The file name of `path` without its folder and extension.
     static func anchorName(ofPath path: String) -> String {
-        var name = path.split(separator: "/").last.map(String.init) ?? path
+        var name = lastRun(of: path[...], without: "/").map(String.init) ?? path
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
         return name
     }
@@ -35,19 +35,36 @@ enum PhotoView {
     /// captions a photo with no title) reads as words (`Autumn maple`).
     static func title(of photo: SitePlan.Photo) -> String {
         let item = photo.original
-        let given = item.title ?? photo.display.title
-        let fileTitle = MirrorPublisher.fileTitle(item.key)
-        let title = given ?? fileTitle
+        guard let given = item.title ?? photo.display.title else {
+            // No title: the file's name, which is always a file name.
+            let name = MirrorPublisher.fileTitle(item.key)
+            return name.contains(" ") ? name : words(ofFileName: name)
+        }
         // Only a label of one word can be a file name; most titles stop here.
-        guard !title.contains(" ") else { return title }
-        // A photo's file title is its label when it has none; a display rendition of another
-        // key has a file title of its own.
+        guard !given.contains(" ") else { return given }
         let displayKey = photo.display.key
         guard
-            given == nil || sameIgnoringCase(title, fileTitle)
-                || (displayKey != item.key && sameIgnoringCase(title, MirrorPublisher.fileTitle(displayKey)))
-        else { return title }
-        return words(ofFileName: title)
+            sameIgnoringCase(given, MirrorPublisher.fileTitle(item.key))
+                || (displayKey != item.key && sameIgnoringCase(given, MirrorPublisher.fileTitle(displayKey)))
+        else { return given }
+        return words(ofFileName: given)
+    }
+
+    /// The first run of `text` without `separator`, as `text.split(separator:).first` gives
+    /// it, found without splitting the rest; nil when there is none.
+    static func firstRun(of text: Substring, without separator: Character) -> Substring? {
+        let rest = text.drop { $0 == separator }
+        guard !rest.isEmpty else { return nil }
+        return rest[..<(rest.firstIndex(of: separator) ?? rest.endIndex)]
+    }
+
+    /// The last run of `text` without `separator`, as `text.split(separator:).last` gives it.
+    static func lastRun(of text: Substring, without separator: Character) -> Substring? {
+        var end = text.endIndex
+        while end > text.startIndex, text[text.index(before: end)] == separator { end = text.index(before: end) }
+        guard end > text.startIndex else { return nil }
+        let head = text[..<end]
+        return head[(head.lastIndex(of: separator).map { head.index(after: $0) } ?? head.startIndex)...]
     }
 
     /// Whether `a` and `b` differ at most in case, as `caseInsensitiveCompare` says: for printable ASCII

@@ -119,4 +119,19 @@ struct SiteContractTests {
             #expect(PhotoView.sameIgnoringCase(a, b) == (a.caseInsensitiveCompare(b) == .orderedSame), "\(a) | \(b)")
         }
     }
+
+    @Test("a key's first and last runs are the first and last pieces split(separator:) gives")
+    func runs() {
+        let texts = [
+            "", "?", "??", "/", "//", "a", "http://h/g/a.jpg?x=1", "?a?b", "??a", "a?", "http://h/g/", "/a//b//",
+            "a?\u{301}b?c", "x/\u{301}y/", "é/ü?ß", "images/photo-1.jpg",
+        ]
+        for text in texts {
+            for separator: Character in ["?", "/"] {
+                #expect(
+                    PhotoView.firstRun(of: text[...], without: separator) == text.split(separator: separator).first, "\(text)")
+                #expect(PhotoView.lastRun(of: text[...], without: separator) == text.split(separator: separator).last, "\(text)")
+            }
+        }
+    }
 }
