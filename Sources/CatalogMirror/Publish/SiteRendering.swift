@@ -15,7 +15,11 @@ public enum SiteRendering {
         let publisher = MirrorPublisher(
             layout: MirrorLayout(root: URL(fileURLWithPath: "/nonexistent")), template: template, itemsPerPage: itemsPerPage)
         let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
-        let rendered = publisher.render(site, manifest: manifest, Array(site.pages.indices), fingerprinting: fingerprints)
-        return zip(site.pages, rendered).map { ($0.fileName, $1.html, $1.input) }
+        let rendered = await publisher.pages(
+            Array(site.pages.indices), of: site, manifest: manifest, fingerprinting: fingerprints)
+        return zip(site.pages, rendered).map { page, work in
+            guard case .rendered(let html, let input) = work else { return (page.fileName, "", nil) }
+            return (page.fileName, html, input)
+        }
     }
 }

@@ -81,13 +81,16 @@ struct SiteContractTests {
     }
 
     @Test("each page's fingerprint is the one earlier versions wrote for the same input, so no mirror renders again")
-    func fingerprints() throws {
+    func fingerprints() async throws {
         let template = try Self.contractTemplate()
         let publisher = MirrorPublisher(
             layout: MirrorLayout(root: URL(fileURLWithPath: "/tmp/unused")), template: template, itemsPerPage: 2)
         let site = SitePlan(manifest: Self.manifest(), itemsPerPage: 2)
-        let inputs = publisher.render(site, manifest: Self.manifest(), Array(site.pages.indices), fingerprinting: true)
-            .map { $0.input ?? "none" }
+        let inputs = await publisher.pages(Array(site.pages.indices), of: site, manifest: Self.manifest(), fingerprinting: true)
+            .map { work in
+                guard case .rendered(_, let input?) = work else { return "none" }
+                return input
+            }
         // As version 2 hashed the fixture's pages from their `[String: Any]` contexts.
         #expect(
             inputs == [
