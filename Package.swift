@@ -94,10 +94,18 @@ let package = Package(
             dependencies: ["CatalogMirror"],
             path: "Benchmarks/ExtractThroughput"
         ),
+        // The render benchmark: the site's pages rendered from a manifest alone (Benchmarks/README.md).
+        .executableTarget(
+            name: "render-pages",
+            dependencies: ["CatalogMirror", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/RenderPages"
+        ),
         .testTarget(
             name: "CatalogMirrorTests",
             dependencies: [
                 "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
+                // SiteTemplateTests: the page template renders as swift-mustache renders its text.
+                .product(name: "Mustache", package: "swift-mustache"),
                 // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 
 /// Writes the site: assets, `index.html` and `page-N.html` rendered from the template,
 /// `feed.atom` (`AtomFeed`), and `manifest.json` — each file atomically, pages and feed before
@@ -60,15 +59,14 @@ struct MirrorPublisher: Sendable {
 
     /// Publishes the pages of `manifest`, then puts `manifestWrite` (begun for the same
     /// manifest) in place. On failure the prepared manifest is removed and the old one stays.
-    /// Pages are rendered and written as blocking work (`BlockingWork`: file writes, and a
-    /// render spread over every core), off the threads every task of the run shares.
+    /// Pages are checked, rendered and written as blocking work (`BlockingWork`: file reads and
+    /// writes, and pages rendered a job each, on every thread of its pool), off the threads
+    /// every task of the run shares.
     @discardableResult
     func publish(_ manifest: Manifest, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
         let (outcome, pages): (Outcome, [String])
         do {
-            (outcome, pages) = try await BlockingWork.run { () throws(PublishError) -> (Outcome, [String]) in
-                try self.publishPages(manifest)
-            }
+            (outcome, pages) = try await publishPages(manifest)
         } catch {
             await manifestWrite.discard()
             throw error
@@ -78,102 +76,122 @@ struct MirrorPublisher: Sendable {
         return outcome
     }
 
+    /// What a publish knows before its pages: the fingerprints of the last one, when they can
+    /// be used, and the site's input.
+    private struct Start: Sendable {
+        /// Files written so far (unflushed).
+        var written: Int
+        var canSkip: Bool
+        var previous: PageFingerprints?
+        var siteInput: String?
+        var site: SitePlan?
+    }
+
     /// Writes the assets and pages, and flushes them.
     /// - Returns: how many pages were rendered and skipped, and the file names of all of them.
-    private func publishPages(_ manifest: Manifest) throws(PublishError) -> (Outcome, [String]) {
-        // Files this publish wrote (unflushed), so the flush below is skipped when there are none.
-        var written = 0
-        for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
-            guard let destination = layout.file(atRelativePath: path) else { continue }
-            if try write(bytes, to: destination) { written += 1 }
-        }
-        // Last page first, so a page is never written before the pages it links forward to;
-        // a few pages at a time (one per core), so the site is never all in memory. A page
-        // whose inputs and file are as last written is left alone (PageFingerprints).
+    private func publishPages(_ manifest: Manifest) async throws(PublishError) -> (Outcome, [String]) {
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
-        let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
-        let previous = canSkip ? PageFingerprints.read(from: fingerprintsURL) : nil
-        let siteInput =
-            canSkip
-            ? PageFingerprints.siteInput(of: manifest, templateSource: template.pageSource, itemsPerPage: itemsPerPage)
-            : nil
-        if let previous, let siteInput, previous.isCurrent(site: siteInput, root: layout.root.path) {
-            // Made from the same input as last time, and on disk as written then: nothing of
-            // the site is worked out again (the assets above are checked all the same).
-            if written > 0 {
-                do {
-                    try FileSystem.flushFileSystem(containing: layout.root.path)
-                } catch {
-                    throw PublishError(error.description)
-                }
+        let start = try await BlockingWork.run { () throws(PublishError) -> Start in
+            // Files this publish wrote (unflushed), so the flush below is skipped when there are none.
+            var written = 0
+            for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
+                guard let destination = layout.file(atRelativePath: path) else { continue }
+                if try write(bytes, to: destination) { written += 1 }
             }
-            return (Outcome(rendered: 0, skipped: previous.pages.count), previous.pages.keys.sorted())
+            // A page whose inputs and file are as last written is left alone (PageFingerprints).
+            let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
+            let previous = canSkip ? PageFingerprints.read(from: fingerprintsURL) : nil
+            let siteInput =
+                canSkip
+                ? PageFingerprints.siteInput(of: manifest, templateSource: template.pageSource, itemsPerPage: itemsPerPage)
+                : nil
+            if let previous, let siteInput, previous.isCurrent(site: siteInput, root: layout.root.path) {
+                // Made from the same input as last time, and on disk as written then: nothing of
+                // the site is worked out again (the assets above are checked all the same).
+                if written > 0 { try flush() }
+                return Start(written: written, canSkip: canSkip, previous: previous, siteInput: siteInput, site: nil)
+            }
+            let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
+            return Start(written: written, canSkip: canSkip, previous: previous, siteInput: siteInput, site: site)
         }
-        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
+        guard let site = start.site else {
+            let pages = start.previous?.pages ?? [:]
+            return (Outcome(rendered: 0, skipped: pages.count), pages.keys.sorted())
+        }
+        var written = start.written
         var next = PageFingerprints()
         var outcome = Outcome()
+        // Last page first, so a page is never written before the pages it links forward to;
+        // a few pages at a time (one per core), so the site is never all in memory.
         let group = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var end = site.pages.count
         while end > 0 {
-            let start = max(0, end - group)
-            // With fingerprints of the last publish, a page's inputs decide whether it is
-            // rendered; without them (a first run) every page is, and its inputs are hashed
-            // beside its rendering, from the one context both need.
-            var stale: [(index: Int, input: String?)] = []
-            for index in start..<end {
-                guard let previous else {
-                    stale.append((index, nil))
-                    continue
+            let indices = Array(max(0, end - group)..<end)
+            let pages = await pages(
+                indices, of: site, manifest: manifest, previous: start.previous,
+                fingerprinting: start.canSkip && start.previous == nil)
+            let (wrote, entries) = try await BlockingWork.run {
+                () throws(PublishError) -> (Int, [(String, PageFingerprints.Entry?)]) in
+                var wrote = 0
+                var entries: [(String, PageFingerprints.Entry?)] = []
+                for (index, page) in zip(indices, pages).reversed() {
+                    let name = site.pages[index].fileName
+                    switch page {
+                    case .skipped(let entry): entries.append((name, entry))
+                    case .rendered(let html, let input):
+                        let bytes = Array(html.utf8)
+                        if try write(bytes, to: layout.root.appendingPathComponent(name)) { wrote += 1 }
+                        entries.append((name, input.map { .init(input: $0, output: SHA256.hash(data: bytes).hexString) }))
+                    }
                 }
-                let name = site.pages[index].fileName
-                let input = PageFingerprints.input(
-                    of: context(site.pages[index], in: site, manifest: manifest), templateSource: template.pageSource)
-                if let entry = previous.pages[name], entry.input == input,
-                    FileSystem.sha256(atPath: layout.root.path + "/" + name) == entry.output
-                {
-                    next.pages[name] = entry
-                    outcome.skipped += 1
-                } else {
-                    stale.append((index, input))
-                }
+                return (wrote, entries)
             }
-            let rendered = render(site, manifest: manifest, stale.map(\.index), fingerprinting: canSkip && previous == nil)
-            for (page, (html, renderedInput)) in zip(stale, rendered).reversed() {
-                let name = site.pages[page.index].fileName
-                let bytes = Array(html.utf8)
-                if try write(bytes, to: layout.root.appendingPathComponent(name)) { written += 1 }
-                if let input = page.input ?? renderedInput {
-                    next.pages[name] = .init(input: input, output: SHA256.hash(data: bytes).hexString)
-                }
-                outcome.rendered += 1
+            written += wrote
+            for (name, entry) in entries {
+                if let entry { next.pages[name] = entry }
             }
-            end = start
-        }
-        // The feed links to the pages just written, and is flushed with them.
-        let feed = Array(AtomFeed(site: site, manifest: manifest).render().utf8)
-        if try write(feed, to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
-        // The search index of every page's search box, rewritten only when its bytes change.
-        let searchIndex = try SearchIndex.write(site: site, itemsPerPage: itemsPerPage, layout: layout)
-        if searchIndex.written { written += 1 }
-        if canSkip, next.pages.count == site.pages.count {
-            next.site = siteInput
-            next.files = [AtomFeed.fileName: SHA256.hash(data: feed).hexString, SearchIndex.fileName: searchIndex.sha256]
-        }
-        if canSkip, next != previous, let data = try? JSONCoding.encode(next) {
-            try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false)
-        }
-        // Pages and assets were written unflushed: one flush of the file system for all of them
-        // (an fsync per page was a second a thousand pages), before the manifest says they are
-        // there. A re-sync that rewrote none needs none: `syncfs` waits for every dirty file of
-        // the file system, other programs' too (1.7 s of a 10,000-image no-op on a busy machine).
-        if written > 0 {
-            do {
-                try FileSystem.flushFileSystem(containing: layout.root.path)
-            } catch {
-                throw PublishError(error.description)
+            for page in pages {
+                if case .skipped = page { outcome.skipped += 1 } else { outcome.rendered += 1 }
             }
+            end = indices[0]
+        }
+        let fingerprints = next
+        let total = written
+        try await BlockingWork.run { () throws(PublishError) in
+            var written = total
+            var next = fingerprints
+            // The feed links to the pages just written, and is flushed with them.
+            let feed = Array(AtomFeed(site: site, manifest: manifest).render().utf8)
+            if try write(feed, to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
+            // The search index of every page's search box, rewritten only when its bytes change.
+            let searchIndex = try SearchIndex.write(site: site, itemsPerPage: itemsPerPage, layout: layout)
+            if searchIndex.written { written += 1 }
+            if start.canSkip, next.pages.count == site.pages.count {
+                next.site = start.siteInput
+                next.files = [
+                    AtomFeed.fileName: SHA256.hash(data: feed).hexString, SearchIndex.fileName: searchIndex.sha256,
+                ]
+            }
+            if start.canSkip, next != start.previous, let data = try? JSONCoding.encode(next) {
+                try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false)
+            }
+            // Pages and assets were written unflushed: one flush of the file system for all of
+            // them (an fsync per page was a second a thousand pages), before the manifest says
+            // they are there. A re-sync that rewrote none needs none: `syncfs` waits for every
+            // dirty file of the file system, other programs' too (1.7 s of a 10,000-image no-op
+            // on a busy machine).
+            if written > 0 { try flush() }
         }
         return (outcome, site.pages.map(\.fileName))
+    }
+
+    /// Flushes the file system holding the mirror.
+    private func flush() throws(PublishError) {
+        do {
+            try FileSystem.flushFileSystem(containing: layout.root.path)
+        } catch {
+            throw PublishError(error.description)
+        }
     }
 
     /// Writes a generated file unless it already holds `bytes`, creating its folder first.
@@ -189,109 +207,140 @@ struct MirrorPublisher: Sendable {
         return try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary, flush: false)
     }
 
-    /// The HTML of every page, in the order of `SitePlan.pages` (the start page first).
+    /// The HTML of every page, in the order of `SitePlan.pages` (the start page first), rendered
+    /// one after another on the caller's thread.
     func render(_ manifest: Manifest) -> [String] {
         let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
-        return render(site, manifest: manifest, Array(site.pages.indices)).map(\.html)
+        return site.pages.indices.map { index in
+            template.page.render(context(site.pages[index], in: site, manifest: manifest))
+        }
     }
 
-    /// The HTML of pages `indices` of `site`, rendered on every core at once: pages are
-    /// independent, and at 10,000 images rendering was the longest step of a re-sync. With
-    /// `fingerprinting`, each page's `PageFingerprints.input` too, from the same context.
-    func render(
-        _ site: SitePlan, manifest: Manifest, _ indices: [Int], fingerprinting: Bool = false
-    ) -> [(html: String, input: String?)] {
-        let rendered = Mutex([(html: String, input: String?)](repeating: ("", nil), count: indices.count))
-        DispatchQueue.concurrentPerform(iterations: indices.count) { offset in
-            let context = context(site.pages[indices[offset]], in: site, manifest: manifest)
-            let html = template.page.render(context)
-            let input = fingerprinting ? PageFingerprints.input(of: context, templateSource: template.pageSource) : nil
-            rendered.withLock { $0[offset] = (html, input) }
+    /// A page of a publish: left as it is, or rendered (with the input it was rendered from,
+    /// when it is fingerprinted).
+    enum PageWork: Sendable {
+        case skipped(PageFingerprints.Entry)
+        case rendered(html: String, input: String?)
+    }
+
+    /// Pages `indices` of `site`, in that order, each a job of its own on `BlockingWork`'s pool
+    /// (a thread per core), all at once: pages are independent, and at 10,000 images rendering
+    /// was the longest step of a re-sync. With `previous`, a page whose input and file are as
+    /// they were is skipped; with `previous` or `fingerprinting`, a page's input is worked out
+    /// from the one context its rendering uses.
+    func pages(
+        _ indices: [Int], of site: SitePlan, manifest: Manifest, previous: PageFingerprints? = nil,
+        fingerprinting: Bool = false
+    ) async -> [PageWork] {
+        await withTaskGroup(of: (Int, PageWork).self) { group in
+            for (offset, index) in indices.enumerated() {
+                group.addTask {
+                    let work = await BlockingWork.run {
+                        self.page(index, of: site, manifest: manifest, previous: previous, fingerprinting: fingerprinting)
+                    }
+                    return (offset, work)
+                }
+            }
+            var pages = [PageWork](repeating: .skipped(.init(input: "", output: "")), count: indices.count)
+            for await (offset, work) in group { pages[offset] = work }
+            return pages
         }
-        return rendered.withLock { $0 }
+    }
+
+    /// One page of `pages(_:of:manifest:previous:fingerprinting:)`.
+    private func page(
+        _ index: Int, of site: SitePlan, manifest: Manifest, previous: PageFingerprints?, fingerprinting: Bool
+    ) -> PageWork {
+        let page = site.pages[index]
+        let context = context(page, in: site, manifest: manifest)
+        guard previous != nil || fingerprinting else { return .rendered(html: template.page.render(context), input: nil) }
+        let input = PageFingerprints.input(of: context, templateSource: template.pageSource)
+        if let entry = previous?.pages[page.fileName], entry.input == input,
+            FileSystem.sha256(atPath: layout.root.path + "/" + page.fileName) == entry.output
+        {
+            return .skipped(entry)
+        }
+        return .rendered(html: template.page.render(context), input: input)
     }
 
     /// What the template sees for one page. Every link is relative: album pages live in
     /// `albums/`, so their links to images, assets and the start page go up one folder.
-    func context(_ page: SitePlan.Page, in site: SitePlan, manifest: Manifest) -> [String: Any] {
+    func context(_ page: SitePlan.Page, in site: SitePlan, manifest: Manifest) -> TemplateObject {
         let album = site.albums[page.album]
         let up = page.fileName.contains("/") ? "../" : ""
         func href(_ base: String, _ number: Int = 1) -> String {
             let name = SitePlan.fileName(base: base, number: number)
             return up.isEmpty ? name : (base == "index" ? "../" + name : String(name.dropFirst("albums/".count)))
         }
-        var breadcrumbs: [[String: Any]] = []
+        var breadcrumbs: [TemplateObject] = []
         var parent = album.parent
         while let index = parent {
-            breadcrumbs.insert(["title": site.albums[index].title, "href": href(site.albums[index].fileBase)], at: 0)
+            breadcrumbs.insert(
+                TemplateObject(["href": .text(href(site.albums[index].fileBase)), "title": .text(site.albums[index].title)]),
+                at: 0)
             parent = site.albums[index].parent
-        }
-        func entry(_ index: Int) -> [String: Any] {
-            let child = site.albums[index]
-            var entry: [String: Any] = [
-                "title": child.title, "href": href(child.fileBase), "count": site.totalPhotos(index),
-                "depth": child.depth - album.depth,
-            ]
-            let cover =
-                child.cover ?? child.photos.first
-                ?? site.descendants(of: index).lazy.compactMap { site.albums[$0].cover ?? site.albums[$0].photos.first }.first
-            if let cover {
-                let tile = PhotoView.tile(of: cover)
-                entry["cover"] = up + tile.path
-                if let size = tile.dimensions {
-                    entry["coverWidth"] = size.width
-                    entry["coverHeight"] = size.height
-                }
-            }
-            return entry
         }
         // The index of albums below this one, nested: each entry says whether a list of its
         // children opens after it, and how many lists close after it.
-        var index: [[String: Any]] = []
+        var index: [TemplateObject] = []
         if page.number == 1 {
             let below = page.album == 0 ? site.descendants(of: 0) : album.children
             for (position, albumIndex) in below.enumerated() {
-                var item = entry(albumIndex)
-                let depth = site.albums[albumIndex].depth
+                let child = site.albums[albumIndex]
+                var names = ["href"]
+                var values: [TemplateObject.Value] = [.text(href(child.fileBase))]
+                let cover =
+                    child.cover ?? child.photos.first
+                    ?? site.descendants(of: albumIndex).lazy.compactMap { site.albums[$0].cover ?? site.albums[$0].photos.first }
+                    .first
+                if let cover {
+                    let tile = PhotoView.tile(of: cover)
+                    names.append("cover")
+                    values.append(.text(up + tile.path))
+                    if let size = tile.dimensions {
+                        names += ["coverWidth", "coverHeight"]
+                        values += [.number(size.width), .number(size.height)]
+                    }
+                }
+                let depth = child.depth
                 let nextDepth = position + 1 < below.count ? site.albums[below[position + 1]].depth : album.depth + 1
-                let opens = nextDepth > depth
-                item["hasChildren"] = opens
-                item["closes"] = Array(repeating: [String: Any](), count: max(0, depth - nextDepth))
-                index.append(item)
+                names += ["title", "count", "hasChildren", "closes", "depth"]
+                values += [
+                    .text(child.title), .number(site.totalPhotos(albumIndex)), .flag(nextDepth > depth),
+                    .list(Array(repeating: TemplateObject.empty, count: max(0, depth - nextDepth))),
+                    .number(depth - album.depth),
+                ]
+                index.append(TemplateObject(names: names, values: values))
             }
         }
-        var context: [String: Any] = [
-            "siteTitle": site.siteTitle,
-            "pageTitle": album.title,
-            "isAlbum": page.album != 0,
-            "source": album.url ?? manifest.source,
-            "generatedAt": Timestamp.string(manifest.generatedAt),
-            "up": up,
-            "home": href("index"),
-            "feed": up + AtomFeed.fileName,
-            "breadcrumbs": breadcrumbs,
-            "hasAlbums": !index.isEmpty,
-            "albums": index,
-            "itemCount": album.photos.count,
-            "hasItems": !album.photos.isEmpty,
-            "photoCount": site.photoCount,
-            // The start page says how many photos the whole mirror holds when its own are not all.
-            "showsTotal": page.album == 0 && site.photoCount != album.photos.count,
-            "pageNumber": page.number,
-            "pageCount": page.count,
-            "hasPagination": page.count > 1,
-            "items": album.photos[page.photos].enumerated().map { offset, photo in
-                Self.card(photo, up: up, position: page.photos.lowerBound + offset + 1, albumTitle: album.title)
-            },
-            "albumTitle": album.title,
-            "firstPosition": page.photos.lowerBound + 1,
-            "script": up + "assets/gallery.js",
-            "searchIndex": up + SearchIndex.fileName,
-            "pages": Self.pageLinks(current: page.number, count: page.count) { href(album.fileBase, $0) },
+        let items = album.photos[page.photos].enumerated().map { offset, photo in
+            Self.card(photo, up: up, position: page.photos.lowerBound + offset + 1, albumTitle: album.title)
+        }
+        var names = [
+            "up", "siteTitle", "isAlbum", "pageTitle", "hasPagination", "pageNumber", "pageCount", "feed", "script", "home",
+            "searchIndex", "breadcrumbs", "source", "hasItems", "itemCount", "showsTotal", "photoCount", "hasAlbums",
+            "albums", "albumTitle", "firstPosition", "items", "pages", "generatedAt",
         ]
-        if page.number > 1 { context["previous"] = ["href": href(album.fileBase, page.number - 1)] }
-        if page.number < page.count { context["next"] = ["href": href(album.fileBase, page.number + 1)] }
-        return context
+        var values: [TemplateObject.Value] = [
+            .text(up), .text(site.siteTitle), .flag(page.album != 0), .text(album.title), .flag(page.count > 1),
+            .number(page.number), .number(page.count), .text(up + AtomFeed.fileName), .text(up + "assets/gallery.js"),
+            .text(href("index")), .text(up + SearchIndex.fileName), .list(breadcrumbs), .text(album.url ?? manifest.source),
+            .flag(!album.photos.isEmpty), .number(album.photos.count),
+            // The start page says how many photos the whole mirror holds when its own are not all.
+            .flag(page.album == 0 && site.photoCount != album.photos.count), .number(site.photoCount),
+            .flag(!index.isEmpty), .list(index), .text(album.title), .number(page.photos.lowerBound + 1), .list(items),
+            .list(Self.pageLinks(current: page.number, count: page.count) { href(album.fileBase, $0) }),
+            .text(Timestamp.string(manifest.generatedAt)),
+        ]
+        if page.number > 1 {
+            names.append("previous")
+            values.append(.object(TemplateObject(["href": .text(href(album.fileBase, page.number - 1))])))
+        }
+        if page.number < page.count {
+            names.append("next")
+            values.append(.object(TemplateObject(["href": .text(href(album.fileBase, page.number + 1))])))
+        }
+        return TemplateObject(names: names, values: values)
     }
 
     /// Pages within this distance of the current one are linked, besides the first two and the
@@ -310,20 +359,20 @@ struct MirrorPublisher: Sendable {
 
     /// The context of the `pages` list: each linked page's number, link and whether it is the
     /// current one, and `gapBefore` when pages are left out before it (the template shows "…").
-    static func pageLinks(current: Int, count: Int, href: (Int) -> String) -> [[String: Any]] {
+    static func pageLinks(current: Int, count: Int, href: (Int) -> String) -> [TemplateObject] {
         let numbers = pageNumbers(current: current, count: count)
         return numbers.enumerated().map { position, number in
-            [
-                "number": number, "href": href(number), "current": number == current,
-                "gapBefore": position > 0 && number > numbers[position - 1] + 1,
-            ]
+            TemplateObject([
+                "gapBefore": .flag(position > 0 && number > numbers[position - 1] + 1), "current": .flag(number == current),
+                "href": .text(href(number)), "number": .number(number),
+            ])
         }
     }
 
     /// A photo with no title is labelled by its file name, without the image extension.
     static func fileTitle(_ key: String) -> String {
-        let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
-        let name = PercentEncoding.decode(String(path.split(separator: "/").last ?? "image"))
+        let path = PhotoView.firstRun(of: key[...], without: "?") ?? key[...]
+        let name = PercentEncoding.decode(String(PhotoView.lastRun(of: path, without: "/") ?? "image"))
         guard HTMLScanner.hasImageExtension(name), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }
@@ -331,39 +380,42 @@ struct MirrorPublisher: Sendable {
     /// What the template sees for one photo's card: its tile (the rendition `PhotoView.tile`
     /// picks, with its size and a `srcset` of the renditions whose widths are known), the link to
     /// its largest rendition, its label, caption and metadata, and its place in its album.
-    private static func card(_ photo: SitePlan.Photo, up: String, position: Int, albumTitle: String) -> [String: Any] {
+    /// Fields in the order the built-in template looks them up.
+    private static func card(_ photo: SitePlan.Photo, up: String, position: Int, albumTitle: String) -> TemplateObject {
         let item = photo.original
         let title = PhotoView.title(of: photo)
-        let details = PhotoView.details(of: photo, albumTitle: albumTitle)
-        let metadata = details.fields.map { ["name": $0.name, "value": $0.value] }
+        let details = PhotoView.details(of: photo, title: title, albumTitle: albumTitle)
         let tile = PhotoView.tile(of: photo)
-        var card: [String: Any] = [
-            "id": PhotoView.anchor(of: photo),
-            "path": up + tile.path,
-            "href": up + item.path,
-            "title": title,
-            "alt": title,
-            "key": item.key,
-            "contentType": item.contentType,
-            "size": Self.formatSize(item.bytes),
-            "bytes": item.bytes,
-            "renditions": photo.renditions,
-            "hasRenditions": photo.renditions > 1,
-            "hasMetadata": !metadata.isEmpty,
-            "metadata": metadata,
-            "position": position,
-        ]
-        if let caption = details.caption { card["caption"] = caption }
-        if let size = tile.dimensions {
-            card["width"] = size.width
-            card["height"] = size.height
-        }
+        var names = ["id", "position", "href"]
+        var values: [TemplateObject.Value] = [.text(PhotoView.anchor(of: photo)), .number(position), .text(up + item.path)]
         if let size = item.dimensions {
-            card["originalWidth"] = size.width
-            card["originalHeight"] = size.height
+            names += ["originalWidth", "originalHeight"]
+            values += [.number(size.width), .number(size.height)]
         }
-        if let srcset = PhotoView.srcset(of: photo, up: up) { card["srcset"] = srcset }
-        return card
+        names.append("path")
+        values.append(.text(up + tile.path))
+        if let srcset = PhotoView.srcset(of: photo, up: up) {
+            names.append("srcset")
+            values.append(.text(srcset))
+        }
+        if let size = tile.dimensions {
+            names += ["width", "height"]
+            values += [.number(size.width), .number(size.height)]
+        }
+        names += ["alt", "title"]
+        values += [.text(title), .text(title)]
+        if let caption = details.caption {
+            names.append("caption")
+            values.append(.text(caption))
+        }
+        names += ["hasMetadata", "metadata", "contentType", "size", "hasRenditions", "renditions", "key", "bytes"]
+        values += [
+            .flag(!details.fields.isEmpty),
+            .list(details.fields.map { TemplateObject(["name": .text($0.name), "value": .text($0.value)]) }),
+            .text(item.contentType), .text(Self.formatSize(item.bytes)), .flag(photo.renditions > 1),
+            .number(photo.renditions), .text(item.key), .bytes(item.bytes),
+        ]
+        return TemplateObject(names: names, values: values)
     }
 
     static func siteTitle(for source: String) -> String { SitePlan.fallbackTitle(for: source) }

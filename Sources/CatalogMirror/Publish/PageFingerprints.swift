@@ -116,29 +116,81 @@ struct PageFingerprints: Codable, Equatable {
         return true
     }
 
-    /// SHA-256 of a page's template context and the template: dictionaries in key order,
+    /// SHA-256 of a page's template context and the template: objects' fields in name order,
     /// every value length-prefixed and tagged by type, so no two contexts hash alike.
+    static func input(of context: TemplateObject, templateSource: String) -> String {
+        var pieces = Pieces(templateSource: templateSource)
+        // `generatedAt` is shown only by templates that are never skipped.
+        pieces.add(context, leaving: "generatedAt")
+        return pieces.finish()
+    }
+
+    /// The same, of a context given as dictionaries, as pages were given until version 2's
+    /// contexts became `TemplateObject`s: for a context of the same values, the same hash
+    /// (`PublishTests.fingerprintBytes`), so fingerprints written then still match.
     static func input(of context: [String: Any], templateSource: String) -> String {
+        var pieces = Pieces(templateSource: templateSource)
+        var context = context
+        context["generatedAt"] = nil  // shown only by templates that are never skipped
+        pieces.add(value: context)
+        return pieces.finish()
+    }
+
+    /// The pieces of a page's input, each its length and its bytes, gathered here and hashed
+    /// 16 KB at a time: a hasher update per piece (three per value) cost more than the hashing.
+    private struct Pieces {
         var hasher = SHA256()
-        // The pieces are gathered here and hashed 16 KB at a time: a hasher update per piece
-        // (three per value) cost more than the hashing itself.
         var pending: [UInt8] = []
-        pending.reserveCapacity(16 * 1024 + 256)
-        func drain() {
+
+        init(templateSource: String) {
+            pending.reserveCapacity(16 * 1024 + 256)
+            add("pages@\(version)")
+            add(templateSource)
+        }
+
+        mutating func drain() {
             pending.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             pending.removeAll(keepingCapacity: true)
         }
+
         /// Adds the length of `tag` + `text`, then both.
-        func add(_ text: String, tag: UInt8? = nil) {
+        mutating func add(_ text: String, tag: UInt8? = nil) {
             let length = UInt64(text.utf8.count + (tag == nil ? 0 : 1)).littleEndian
             withUnsafeBytes(of: length) { pending.append(contentsOf: $0) }
             if let tag { pending.append(tag) }
             pending.append(contentsOf: text.utf8)
             if pending.count >= 16 * 1024 { drain() }
         }
+
+        /// An object as a dictionary of its fields was hashed: their count, then each name and
+        /// value in name order.
+        mutating func add(_ object: TemplateObject, leaving left: String? = nil) {
+            var order = Array(object.names.indices)
+            if let left { order.removeAll { object.names[$0] == left } }
+            order.sort { object.names[$0] < object.names[$1] }
+            add("{\(order.count)")
+            for index in order {
+                add(object.names[index])
+                add(object.values[index])
+            }
+        }
+
+        mutating func add(_ value: TemplateObject.Value) {
+            switch value {
+            case .text(let text): add(text, tag: UInt8(ascii: "s"))
+            case .number(let number): add("i\(number)")
+            case .flag(let flag): add(flag ? "t" : "f")
+            case .bytes(let bytes): add("l\(bytes)")
+            case .object(let object): add(object)
+            case .list(let list):
+                add("[\(list.count)")
+                for element in list { add(element) }
+            }
+        }
+
         // The most common types are tried first: a failed cast from `Any` to a collection type
         // was most of the cost of fingerprinting a page.
-        func add(value: Any) {
+        mutating func add(value: Any) {
             switch value {
             case let text as String: add(text, tag: UInt8(ascii: "s"))
             case let number as Int: add("i\(number)")
@@ -156,12 +208,10 @@ struct PageFingerprints: Codable, Equatable {
             default: add("?\(value)")
             }
         }
-        add("pages@\(version)")
-        add(templateSource)
-        var context = context
-        context["generatedAt"] = nil  // shown only by templates that are never skipped
-        add(value: context)
-        drain()
-        return hasher.finalize().hexString
+
+        mutating func finish() -> String {
+            drain()
+            return hasher.finalize().hexString
+        }
     }
 }

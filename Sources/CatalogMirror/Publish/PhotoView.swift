@@ -19,7 +19,7 @@ enum PhotoView {
 
     /// The file name of `path` without its folder and extension.
     static func anchorName(ofPath path: String) -> String {
-        var name = path.split(separator: "/").last.map(String.init) ?? path
+        var name = lastRun(of: path[...], without: "/").map(String.init) ?? path
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
         return name
     }
@@ -35,13 +35,55 @@ enum PhotoView {
     /// captions a photo with no title) reads as words (`Autumn maple`).
     static func title(of photo: SitePlan.Photo) -> String {
         let item = photo.original
-        let title = item.title ?? photo.display.title ?? MirrorPublisher.fileTitle(item.key)
+        guard let given = item.title ?? photo.display.title else {
+            // No title: the file's name, which is always a file name.
+            let name = MirrorPublisher.fileTitle(item.key)
+            return name.contains(" ") ? name : words(ofFileName: name)
+        }
         // Only a label of one word can be a file name; most titles stop here.
-        guard !title.contains(" "),
-            title.caseInsensitiveCompare(MirrorPublisher.fileTitle(item.key)) == .orderedSame
-                || title.caseInsensitiveCompare(MirrorPublisher.fileTitle(photo.display.key)) == .orderedSame
-        else { return title }
-        return words(ofFileName: title)
+        guard !given.contains(" ") else { return given }
+        let displayKey = photo.display.key
+        guard
+            sameIgnoringCase(given, MirrorPublisher.fileTitle(item.key))
+                || (displayKey != item.key && sameIgnoringCase(given, MirrorPublisher.fileTitle(displayKey)))
+        else { return given }
+        return words(ofFileName: given)
+    }
+
+    /// The first run of `text` without `separator`, as `text.split(separator:).first` gives
+    /// it, found without splitting the rest; nil when there is none.
+    static func firstRun(of text: Substring, without separator: Character) -> Substring? {
+        let rest = text.drop { $0 == separator }
+        guard !rest.isEmpty else { return nil }
+        return rest[..<(rest.firstIndex(of: separator) ?? rest.endIndex)]
+    }
+
+    /// The last run of `text` without `separator`, as `text.split(separator:).last` gives it.
+    static func lastRun(of text: Substring, without separator: Character) -> Substring? {
+        var end = text.endIndex
+        while end > text.startIndex, text[text.index(before: end)] == separator { end = text.index(before: end) }
+        guard end > text.startIndex else { return nil }
+        let head = text[..<end]
+        return head[(head.lastIndex(of: separator).map { head.index(after: $0) } ?? head.startIndex)...]
+    }
+
+    /// Whether `a` and `b` differ at most in case, as `caseInsensitiveCompare` says: for printable ASCII
+    /// text (most titles and values) compared here letter by letter, without Foundation's
+    /// bridging of both strings (a fifth of working out a page's cards).
+    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        let fast = a.withUTF8 { a in
+            b.withUTF8 { b -> Bool? in
+                guard a.allSatisfy({ (0x20..<0x7F).contains($0) }), b.allSatisfy({ (0x20..<0x7F).contains($0) }) else {
+                    return nil
+                }
+                guard a.count == b.count else { return false }
+                func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                return zip(a, b).allSatisfy { lower($0) == lower($1) }
+            }
+        }
+        return fast ?? (a.caseInsensitiveCompare(b) == .orderedSame)
     }
 
     /// `name` with its `-` and `_` as spaces and its first letter upper-cased, when that leaves
@@ -84,15 +126,23 @@ enum PhotoView {
     static func details(of photo: SitePlan.Photo, albumTitle: String? = nil)
         -> (caption: String?, fields: [(name: String, value: String)])
     {
+        details(of: photo, title: nil, albumTitle: albumTitle)
+    }
+
+    /// The same, given the photo's `title(of:)` when it is already known (nil: worked out here
+    /// if needed).
+    static func details(of photo: SitePlan.Photo, title known: String?, albumTitle: String? = nil)
+        -> (caption: String?, fields: [(name: String, value: String)])
+    {
         guard let metadata = photo.original.metadata, !metadata.isEmpty else { return (nil, []) }
-        let title = title(of: photo)
+        let title = known ?? title(of: photo)
         var captions: [(rank: Int, name: String, value: String)] = []
         var fields: [(name: String, value: String)] = []
         for (name, value) in metadata {
             let value = value.trimmingSpaces
             guard value.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil }),
-                value.caseInsensitiveCompare(title) != .orderedSame,
-                albumTitle.map({ value.caseInsensitiveCompare($0) != .orderedSame }) ?? true,
+                !sameIgnoringCase(value, title),
+                albumTitle.map({ !sameIgnoringCase(value, $0) }) ?? true,
                 value.contains(" ") || !HTMLScanner.hasImageExtension(value)
             else { continue }
             if let rank = captionNames.firstIndex(of: name.lowercased()) {

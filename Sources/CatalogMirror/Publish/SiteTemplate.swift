@@ -60,7 +60,10 @@ public struct SiteTemplate: Sendable {
         }
         pageSource = String(decoding: pageBytes, as: UTF8.self)
         do {
-            page = try MustacheTemplate(string: pageSource)
+            // Parsed as written first, so an error names the template's own lines; then with
+            // the cheaper escaping's pragma line before them (`PageEscaping`).
+            _ = try MustacheTemplate(string: pageSource)
+            page = try MustacheTemplate(string: PageEscaping.pragma + pageSource)
         } catch {
             throw PublishError("\(origin)/page.mustache is not a valid Mustache template: \(error) (fix it, or drop --template)")
         }

@@ -55,7 +55,7 @@ struct AtomFeedTests {
             layout: MirrorLayout(root: URL(fileURLWithPath: "/nowhere")), template: try SiteTemplate.embedded(), itemsPerPage: 20)
         let pages = Dictionary(
             uniqueKeysWithValues: zip(
-                site.pages.map(\.fileName), publisher.render(site, manifest: manifest, Array(site.pages.indices)).map(\.html)))
+                site.pages.map(\.fileName), publisher.render(manifest)))
         let links = xml.matches(of: /<link rel="alternate" type="text\/html" href="([^"#]+)#([^"]+)"\/>/).map {
             (String($0.1), String($0.2))
         }
