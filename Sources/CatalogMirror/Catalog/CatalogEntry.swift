@@ -21,6 +21,12 @@ final class CatalogEntry {
     var titleSource: ImageReference.TitleSource
     /// Whether the engine has asked the loader for this key (deferred keys wait until the crawl ends).
     var isSentToLoader = false
+    /// Whether a document shows the key as an image (`ImageReference.isGuess` clear on some
+    /// sighting), or it answered with an image on an earlier run (it is in the store). A key
+    /// that is only guessed fails nothing: its failure is `unconfirmed`, its page a page.
+    var isShown: Bool
+    /// Whether a guess created this entry and its load settles that guess (`GuessedPages`).
+    var settlesGuess = false
 
     /// The sightings of a key: the first inline, since most keys have one (an array of one was
     /// a 96-byte allocation of its own for every key), any more in an array.
@@ -119,6 +125,8 @@ final class CatalogEntry {
         case storeFailed
         /// A dry run found the key new or changed.
         case probed
+        /// The key answered with an HTML page (read as a page when it was only guessed).
+        case page
 
         init(_ outcome: ImageLoader.Outcome) {
             switch outcome {
@@ -126,6 +134,7 @@ final class CatalogEntry {
             case .failed(let failure): self = .failed(failure)
             case .storeFailed: self = .storeFailed
             case .probed: self = .probed
+            case .page: self = .page
             }
         }
     }
@@ -158,6 +167,7 @@ final class CatalogEntry {
         self.declaredLength = reference.declaredLength
         self.declaredType = reference.declaredType
         self.verdict = verdict
+        self.isShown = !reference.isGuess
     }
 
     /// Adds what another sighting of the key says: a title from a better source replaces the
@@ -174,15 +184,35 @@ final class CatalogEntry {
         metadata.merge(reference.metadata) { current, _ in current }
         declaredLength = declaredLength ?? reference.declaredLength
         declaredType = declaredType ?? reference.declaredType
+        if !reference.isGuess { isShown = true }
     }
 
-    /// The reason this key is not published, if it is not.
+    /// The reason this key is not published, if it is not. A key only guessed to be an image
+    /// that answered with anything else, or failed, is `unconfirmed`; one that answered with a
+    /// page is a page, not a rejected key (nil), unless a document shows it as an image.
     var rejection: RejectionReason? {
         if case .rejected(let reason) = verdict { return reason }
         switch outcome {
+        case .failed(let failure) where !isShown && !failure.reason.isPolicy: return .unconfirmed
         case .failed(let failure): return failure.reason
+        case .page: return isShown ? .notAnImage : nil
         case .storeFailed: return .networkError
         default: return nil
+        }
+    }
+
+    /// Whether the key is a page that a document only guessed to be an image (a photo's own
+    /// page, linked where its image is shown): a link to that page, not a rendition.
+    var isGuessedPage: Bool { outcome == .page && !isShown }
+
+    /// Whether the key may still be a rendition of a photo: accepted, and not found to be
+    /// something else (a page, or a failed guess).
+    var mayBeRendition: Bool {
+        guard verdict == .accepted else { return false }
+        switch outcome {
+        case .page: return false
+        case .failed: return isShown
+        default: return true
         }
     }
 

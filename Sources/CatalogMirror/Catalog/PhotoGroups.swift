@@ -111,7 +111,8 @@ struct PhotoGroups {
             starts.reserveCapacity(entries.count + 1)
             for entry in entries {
                 let begin = pairs.count
-                for sighting in entry.sightings {
+                // A guessed link that is a page links its photo to that page (`linkOfLocal`).
+                for sighting in entry.sightings where !entry.isGuessedPage {
                     guard let photo = sighting.photo else { continue }
                     let local = Local(document: sighting.document, photo: photo)
                     pairs.append(local)
@@ -181,6 +182,15 @@ struct PhotoGroups {
 
         var linkOfLocal: [Local: CanonicalURL] = [:]
         for link in summary.photoLinks { linkOfLocal[Local(document: link.document, photo: link.photo)] = link.page }
+        // A guessed image URL that answered with a page is the photo's link to its own page
+        // (`/wiki/File:X.jpg` around the thumbnail): the page's main image is the same photo.
+        for entry in entries where entry.isGuessedPage {
+            for sighting in entry.sightings {
+                guard let photo = sighting.photo else { continue }
+                let local = Local(document: sighting.document, photo: photo)
+                if linkOfLocal[local] == nil { linkOfLocal[local] = entry.key }
+            }
+        }
         // A page with more than two photos that link to pages is an album page (Zenphoto's
         // "back" arrow links to one), not a per-photo page (which links at most its neighbours).
         let linkingPhotos = Dictionary(grouping: linkOfLocal.keys, by: \.document).mapValues(\.count)

@@ -1,5 +1,6 @@
 /// Which pages a crawl follows: those under the start page's directory (`wget --no-parent`),
-/// or every page of the source's host. Image files are never pages. A page on the source's
+/// or every page of the source's host. A URL is not judged by its name: one that ends in `.jpg`
+/// is a page when it answers with one (a photo's own page, `/wiki/File:X.jpg`). A page on the source's
 /// host over https is in scope of an http source, and the other way round (a redirect from
 /// http to https on the same host stays in scope).
 struct CrawlScope: Sendable {
@@ -16,7 +17,7 @@ struct CrawlScope: Sendable {
     }
 
     func contains(_ url: CanonicalURL) -> Bool {
-        guard url.isWeb, url.host == source.host, !HTMLScanner.hasImageExtension(url.path) else { return false }
+        guard url.isWeb, url.host == source.host else { return false }
         // Ports count, except the default ports of a same-host http/https pair.
         if url.scheme == source.scheme {
             guard url.port == source.port else { return false }

@@ -51,8 +51,12 @@ struct Crawler: Sendable {
     }
 
     /// Crawls from the fetched start page, sending every image reference to `batches` in crawl
-    /// order (the batch being filled is sent whenever a document has been read).
-    func crawl(start: FetchedDocument, into batches: DiscoveryBatches) async throws(CrawlError) -> CrawlSummary {
+    /// order (the batch being filled is sent whenever a document has been read). With
+    /// `guesses`, the pages that guessed image URLs turn out to be are read too, once every
+    /// other page is (`GuessedPages`).
+    func crawl(
+        start: FetchedDocument, into batches: DiscoveryBatches, guesses: GuessedPages? = nil
+    ) async throws(CrawlError) -> CrawlSummary {
         let emit: @Sendable (Discovery) async -> Void = { await batches.send($0) }
         var summary = CrawlSummary()
         var feeds: [CanonicalURL] = configuration.feed.map { [$0] } ?? []
@@ -66,7 +70,7 @@ struct Crawler: Sendable {
                 throw CrawlError.startUnreadable(error.message)
             }
         } else {
-            let discovered = try await crawlPages(start: start, summary: &summary, batches: batches)
+            let discovered = try await crawlPages(start: start, summary: &summary, batches: batches, guesses: guesses)
             if configuration.feed == nil { feeds += discovered }
         }
         var seen: Set<CanonicalURL> = [start.url]
@@ -169,8 +173,12 @@ struct Crawler: Sendable {
     /// data file lists every photo used to hold back the reading of every other page until
     /// the last of those photos was revalidated, then read them all at the end of the run: a
     /// fifth of a no-op re-sync's wall time, on one core, with the other one idle.
+    ///
+    /// When no page is left to read, the pages found among the guesses sent so far
+    /// (`GuessedPages.round(sent:)`) join the crawl one level below the page that linked them,
+    /// within its scope and limits, in a fixed order; the crawl ends when a round finds none.
     private func crawlPages(
-        start: FetchedDocument, summary: inout CrawlSummary, batches: DiscoveryBatches
+        start: FetchedDocument, summary: inout CrawlSummary, batches: DiscoveryBatches, guesses: GuessedPages?
     ) async throws(CrawlError) -> [CanonicalURL] {
         var frontier = Frontier(
             start: start.url, scope: CrawlScope(source: source, scope: configuration.scope), maxDepth: configuration.maxDepth,
@@ -195,6 +203,8 @@ struct Crawler: Sendable {
         var givenResources: Set<CanonicalURL> = []
         var pending: [Int: PageResult] = [0: startResult]
         var nextToRead = 0
+        /// Each page's depth, by its number: a guessed page is one level below its link's page.
+        var depths: [Int: Int] = [first.sequence: first.depth]
         let concurrency = max(1, configuration.pageConcurrency)
 
         /// Takes a page into the crawl: its links, feeds and photo links now; its references
@@ -269,9 +279,31 @@ struct Crawler: Sendable {
                     pending.count + emissions.count < Self.readAheadPages, let page = frontier.next()
                 {
                     inFlight += 1
+                    depths[page.sequence] = page.depth
                     group.addTask { .page(page.sequence, await Self.addResources(to: fetch(page), from: resources)) }
                 }
-                guard inFlight > 0 || emitting, let step = await group.next() else { break }
+                if inFlight == 0, !emitting {
+                    // Every page is read and its references sent: the pages among the guesses.
+                    guard let guesses else { break }
+                    var admitted = 0
+                    for found in await guesses.round(sent: batches.guessesSent) {
+                        guard let depth = depths[found.linkedFrom], frontier.offer(found.key, from: depth) != nil,
+                            let page = frontier.next()
+                        else { continue }
+                        logger.info("link \(found.key) is a page (depth \(page.depth)); read as one")
+                        inFlight += 1
+                        admitted += 1
+                        depths[page.sequence] = page.depth
+                        let document = found.document
+                        group.addTask {
+                            .page(
+                                page.sequence,
+                                await Self.addResources(to: Self.read(found: document, page: page), from: resources))
+                        }
+                    }
+                    if admitted == 0 { break }
+                }
+                guard let step = await group.next() else { break }
                 switch step {
                 case .page(let sequence, let result):
                     inFlight -= 1
@@ -324,6 +356,16 @@ struct Crawler: Sendable {
         }
         do {
             return try Self.read(document, page: page)
+        } catch {
+            return .failed("page \(page.url): \(error)")
+        }
+    }
+
+    /// A page a guessed image URL answered with, read as a fetched page is.
+    private static func read(found document: FetchedDocument, page: Frontier.Page) -> PageResult {
+        guard document.kind == .html else { return .notPage }
+        do {
+            return try read(document, page: page)
         } catch {
             return .failed("page \(page.url): \(error)")
         }

@@ -13,32 +13,37 @@ final class DiscoveryBatches: AsyncSequence, Sendable {
     typealias Element = [Discovery]
 
     private let channel = AsyncChannel<[Discovery]>()
-    private let pending: Mutex<[Discovery]>
+    private let pending: Mutex<(batch: [Discovery], guesses: Int)>
     /// Keys in a full batch.
     let size: Int
 
     init(size: Int = 64) {
         self.size = Swift.max(1, size)
-        pending = Mutex([])
+        pending = Mutex(([], 0))
     }
+
+    /// How many guesses (`ImageReference.isGuess`) were sent so far: what `GuessedPages`
+    /// waits to see settled.
+    var guessesSent: Int { pending.withLock { $0.guesses } }
 
     /// Adds `discovery` to the batch being filled; sends the batch when it is full.
     func send(_ discovery: Discovery) async {
-        let full: [Discovery]? = pending.withLock { batch in
-            if batch.isEmpty { batch.reserveCapacity(size) }
-            batch.append(discovery)
-            guard batch.count >= size else { return nil }
-            defer { batch = [] }
-            return batch
+        let full: [Discovery]? = pending.withLock { pending in
+            if pending.batch.isEmpty { pending.batch.reserveCapacity(size) }
+            pending.batch.append(discovery)
+            if discovery.reference.isGuess { pending.guesses += 1 }
+            guard pending.batch.count >= size else { return nil }
+            defer { pending.batch = [] }
+            return pending.batch
         }
         if let full { await channel.send(full) }
     }
 
     /// Sends the batch being filled, if it holds anything.
     func flush() async {
-        let rest = pending.withLock { batch in
-            defer { batch = [] }
-            return batch
+        let rest = pending.withLock { pending in
+            defer { pending.batch = [] }
+            return pending.batch
         }
         if !rest.isEmpty { await channel.send(rest) }
     }

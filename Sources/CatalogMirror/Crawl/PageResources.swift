@@ -3,8 +3,11 @@
 ///
 /// - its `<script src>` files inside the crawl scope, read by `ScriptReader` (`.external`);
 /// - the JSON documents its scripts name (`'data.json'`, resolved against the page, as the
-///   script would load them), and those it links with `<link rel="alternate"
-///   type="application/json">` (unless `--feed` replaced feed discovery), read by `JSONReader`.
+///   script would load them): listings, read by `JSONReader`;
+/// - those it links with `<link rel="alternate" type="application/json">` (unless `--feed`
+///   replaced feed discovery): a listing or a JSON Feed, or an API's answer (WordPress's
+///   `/wp-json/`, oEmbed), read only for the image URLs it holds as such
+///   (`JSONReader.isAPIDocument(_:)`).
 ///
 /// Every request passes the crawl's gate and the session's pacing, conditional on the cache as
 /// pages are; each URL is fetched and read once per run, whichever page names it first, and

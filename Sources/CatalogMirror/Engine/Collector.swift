@@ -12,6 +12,10 @@ import Logging
 /// repeat is recognised), the batch's accepted keys looked up in the store with one query, and
 /// then loaded. Keys the store holds with validators go to the loader as one revalidation batch
 /// when the source can pipeline (`ImageLoader.revalidate`); every other key is a load of its own.
+///
+/// A key the crawl only guessed to be an image (`ImageReference.isGuess`) is loaded at once,
+/// whatever waits for the end of the crawl, and settles its guess with the crawler
+/// (`GuessedPages`): the crawler reads the pages such keys turn out to be.
 struct Collector {
     let configuration: MirrorConfiguration
     let progress: ProgressBoard
@@ -60,6 +64,9 @@ struct Collector {
     /// catalog and the crawl's summary, or why the run must stop.
     func run(crawler: Crawler, start: Handoff<FetchedDocument>) async -> Result<Collected, MirrorError> {
         let batches = DiscoveryBatches()
+        let guesses = GuessedPages()
+        // Nothing is settled once the collection stops: a crawler waiting for its guesses goes on.
+        defer { guesses.close() }
         return await withTaskGroup(of: Completion.self) { group in
             group.addTask {
                 defer { batches.finish() }
@@ -67,7 +74,7 @@ struct Collector {
                     return .crawl(.failure(CrawlError(.internalError, message: "the start page was read twice")))
                 }
                 do {
-                    return .crawl(.success(try await crawler.crawl(start: start, into: batches)))
+                    return .crawl(.success(try await crawler.crawl(start: start, into: batches, guesses: guesses)))
                 } catch let error as CrawlError {
                     return .crawl(.failure(error))
                 } catch {
@@ -88,11 +95,27 @@ struct Collector {
             var suspects: [CatalogEntry] = []
             for await batch in batches {
                 var ready: [CatalogEntry] = []
+                // Guesses of this batch that load nothing of their own: settled at once.
+                var settled = 0
                 for discovery in batch {
-                    if state.failure != nil || Task.isCancelled { break }
-                    guard let entry = await admit(discovery, into: &state) else { continue }
-                    guard entry.verdict == .accepted, !deferDownloads else { continue }
-                    if discovery.reference.isDecoration || previousDecorations.contains(discovery.key) {
+                    let isGuess = discovery.reference.isGuess
+                    if state.failure != nil || Task.isCancelled {
+                        if isGuess { settled += 1 }
+                        continue
+                    }
+                    guard let entry = await admit(discovery, into: &state), entry.verdict == .accepted else {
+                        if isGuess { settled += 1 }
+                        continue
+                    }
+                    if isGuess {
+                        // Whether it is an image or a page only its answer says; the crawler
+                        // waits for it, so it is loaded now, whatever else waits.
+                        entry.settlesGuess = true
+                        entry.isSentToLoader = true
+                        ready.append(entry)
+                    } else if deferDownloads {
+                        continue
+                    } else if discovery.reference.isDecoration || previousDecorations.contains(discovery.key) {
                         suspects.append(entry)
                     } else {
                         // Sent with this batch: a repeat of it from here on joins its load.
@@ -100,11 +123,21 @@ struct Collector {
                         ready.append(entry)
                     }
                 }
-                guard !ready.isEmpty, state.failure == nil, !Task.isCancelled else { continue }
-                await load(ready, state: &state, group: &group)
+                guesses.settle(settled)
+                guard !ready.isEmpty else { continue }
+                guard state.failure == nil, !Task.isCancelled else {
+                    guesses.settle(ready.count(where: \.settlesGuess))
+                    continue
+                }
+                await load(ready, state: &state, group: &group, guesses: guesses)
             }
             if deferDownloads || !suspects.isEmpty, state.failure == nil, !Task.isCancelled {
                 while state.summary == nil, state.failure == nil, let completion = await group.next() {
+                    settle(completion, state: &state, group: &group)
+                }
+                // The guesses loaded while the others waited: which are images, which pages,
+                // must be known before the largest rendition of each photo is chosen.
+                while deferDownloads, state.inFlight > 0, state.failure == nil, let completion = await group.next() {
                     settle(completion, state: &state, group: &group)
                 }
                 if let summary = state.summary, state.failure == nil {
@@ -113,7 +146,9 @@ struct Collector {
                     let waiting = reconsider(
                         deferDownloads ? Array(state.catalog.values) : suspects, groups: groups, deferDownloads: deferDownloads)
                     for start in stride(from: 0, to: waiting.count, by: 512) {
-                        await load(Array(waiting[start..<min(start + 512, waiting.count)]), state: &state, group: &group)
+                        await load(
+                            Array(waiting[start..<min(start + 512, waiting.count)]), state: &state, group: &group,
+                            guesses: guesses)
                     }
                 }
             }
@@ -178,7 +213,7 @@ struct Collector {
         let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
         entry.see(discovery)
         state.catalog[discovery.key.string] = entry
-        configuration.logger.verdict(verdict, for: discovery.key)
+        configuration.logger.verdict(verdict, for: discovery.key, guess: reference.isGuess)
         progress.update {
             $0.keysFound += 1
             if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
@@ -188,19 +223,26 @@ struct Collector {
 
     /// Loads `entries`: looked up in the store with one query, those with stored validators
     /// revalidated as one batch when the source allows it, every other one on its own; never
-    /// more than `window` in flight.
-    private func load(_ entries: [CatalogEntry], state: inout State, group: inout TaskGroup<Completion>) async {
+    /// more than `window` in flight. An entry that settles a guess settles it in `guesses` when
+    /// its load ends, with the page it found, if any.
+    private func load(
+        _ entries: [CatalogEntry], state: inout State, group: inout TaskGroup<Completion>, guesses: GuessedPages
+    ) async {
         let found = await storage.lookup(entries.map(\.key))
-        var batch: [ImageRequest] = []
-        var single: [ImageRequest] = []
+        var batch: [(request: ImageRequest, settlesGuess: Bool)] = []
+        var single: [(request: ImageRequest, guess: GuessAnswer?)] = []
         for (entry, stored) in zip(entries, found) {
             entry.isSentToLoader = true
             var request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
             request.stored = stored
+            // A key that answered with an image on an earlier run is shown, guessed or not.
+            if case .stored = stored { entry.isShown = true }
+            request.isGuess = !entry.isShown
             if revalidatesInBatches, case .stored(let image) = stored, image.etag != nil || image.lastModified != nil {
-                batch.append(request)
+                batch.append((request, entry.settlesGuess))
             } else {
-                single.append(request)
+                let guess = entry.settlesGuess ? GuessAnswer(linkedFrom: entry.sightings.first?.document ?? 0) : nil
+                single.append((request, guess))
             }
         }
         // A batch takes its keys' share of the window, a part at a time when the window is small.
@@ -213,15 +255,37 @@ struct Collector {
             }
             state.inFlight += part.count
             let loader = self.loader
-            group.addTask { .loaded(await loader.revalidate(part)) }
+            let requests = part.map(\.request)
+            // Stored keys are images, never pages: their guesses settle with nothing found.
+            let settling = part.count(where: \.settlesGuess)
+            group.addTask {
+                let outcomes = await loader.revalidate(requests)
+                guesses.settle(settling)
+                return .loaded(outcomes)
+            }
         }
-        for request in single {
+        for (request, guess) in single {
             while state.inFlight >= window, let completion = await group.next() {
                 settle(completion, state: &state, group: &group)
             }
             state.inFlight += 1
             let loader = self.loader
-            group.addTask { .loaded([(request.key, await loader.load(request))]) }
+            group.addTask {
+                let outcome = await loader.load(request)
+                if let guess { guesses.settle(1, page: guess.page(outcome, key: request.key)) }
+                return .loaded([(request.key, outcome)])
+            }
+        }
+    }
+
+    /// What a load that settles a guess hands the crawler: the page the key turned out to be.
+    private struct GuessAnswer: Sendable {
+        /// The document that first named the key.
+        var linkedFrom: Int
+
+        func page(_ outcome: ImageLoader.Outcome, key: CanonicalURL) -> GuessedPages.Found? {
+            guard case .page(let document) = outcome else { return nil }
+            return GuessedPages.Found(key: key, document: document, linkedFrom: linkedFrom)
         }
     }
 
@@ -237,15 +301,23 @@ struct Collector {
         case .loaded(let outcomes):
             for (key, outcome) in outcomes {
                 state.inFlight -= 1
-                configuration.logger.outcome(outcome, for: key)
-                state.catalog[key.string]?.outcome = CatalogEntry.Outcome(outcome)
+                let entry = state.catalog[key.string]
+                let isShown = entry?.isShown ?? true
+                configuration.logger.outcome(outcome, for: key, guess: !isShown)
+                entry?.outcome = CatalogEntry.Outcome(outcome)
                 switch outcome {
-                case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy:
+                case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy && isShown:
                     progress.update { $0.failed += 1 }
                 case .failed:
                     progress.update {
                         $0.accepted -= 1
                         $0.rejected += 1
+                    }
+                case .page:
+                    // A page, not an image: neither accepted nor rejected.
+                    progress.update {
+                        $0.accepted -= 1
+                        $0.keysFound -= 1
                     }
                 case .storeFailed(let message):
                     state.failure = state.failure ?? .storage(message)
@@ -271,8 +343,10 @@ struct Collector {
                 $0.rejected += 1
             }
         }
+        // Guesses were loaded already, while the crawl went on.
         return deferDownloads
             ? MirrorEngine.largestRenditions(of: groups, progress: progress, logger: configuration.logger)
+                .filter { !$0.isSentToLoader }
             : waiting.filter { $0.verdict == .accepted }
     }
 }

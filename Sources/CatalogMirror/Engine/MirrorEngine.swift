@@ -338,7 +338,8 @@ public struct MirrorEngine: Sendable {
     static func largestRenditions(of groups: PhotoGroups, progress: ProgressBoard, logger: Logger) -> [CatalogEntry] {
         var chosen: [CatalogEntry] = []
         for photo in groups.photos {
-            let accepted = photo.entries.filter { $0.verdict == .accepted }
+            // A guess that turned out a page or no image is no rendition to choose from.
+            let accepted = photo.entries.filter(\.mayBeRendition)
             guard
                 let largest = accepted.max(by: { a, b in
                     let (sizeA, sizeB) = (a.largestSize, b.largestSize)

@@ -24,6 +24,9 @@ public actor ImageLoader {
         case storeFailed(String)
         /// A dry run found the key new or changed (nothing was downloaded).
         case probed
+        /// A guessed key answered with an HTML page (`Download.page`): a page, not an image.
+        /// Memory keeps only that the key is not an image, never the page's bytes.
+        case page(FetchedDocument)
     }
 
     /// Where a stored outcome came from.
@@ -128,13 +131,21 @@ public actor ImageLoader {
                 $0.bytes += downloaded
             }
         }
+        let remembered = Self.remembered(outcome, for: request.key)
         if case .inProgress(let waiting) = entries[request.key] {
-            for continuation in waiting { continuation.resume(returning: outcome) }
+            for continuation in waiting { continuation.resume(returning: remembered) }
         }
-        entries[request.key] = .completed(outcome)
+        entries[request.key] = .completed(remembered)
         completionOrder.append(request.key)
         evictIfNeeded()
         return outcome
+    }
+
+    /// What memory keeps of `outcome`: a page's answer without its bytes (the first caller,
+    /// who reads the page, has them; a repeat learns only that the key is not an image).
+    private static func remembered(_ outcome: Outcome, for key: CanonicalURL) -> Outcome {
+        guard case .page = outcome else { return outcome }
+        return .failed(FetchFailure(.notAnImage, "\(key) is an HTML page"))
     }
 
     /// Revalidates `requests` as one batch: keys the store holds with validators (the engine
@@ -163,10 +174,11 @@ public actor ImageLoader {
                     $0.bytes += downloaded
                 }
             }
+            let remembered = Self.remembered(outcome, for: key)
             if case .inProgress(let waiting) = entries[key] {
-                for continuation in waiting { continuation.resume(returning: outcome) }
+                for continuation in waiting { continuation.resume(returning: remembered) }
             }
-            entries[key] = .completed(outcome)
+            entries[key] = .completed(remembered)
             completionOrder.append(key)
             results.append((key, outcome))
         }
@@ -201,6 +213,8 @@ public actor ImageLoader {
                 unchanged.append((request.key, validators))
             case .success(.probed):
                 results.append((request.key, .probed, nil))
+            case .success(.page(let page)):
+                results.append((request.key, .page(page), nil))
             case .success(.file(let file)):
                 do {
                     let stored = try await storage.stage(file, for: request, at: at)
@@ -276,6 +290,8 @@ public actor ImageLoader {
             }
         case .success(.probed):
             return (.probed, nil)
+        case .success(.page(let page)):
+            return (.page(page), nil)
         case .success(.file(let file)):
             do {
                 let result = try await storage.stage(file, for: request, at: Timestamp.truncated(now()))

@@ -42,6 +42,10 @@ public struct ImageRequest: Sendable, Equatable {
     /// What the store holds for the key, when it was looked up with a batch of keys before
     /// the request was made; `.unknown` (the default): the loader looks it up.
     public var stored: Lookup = .unknown
+    /// Whether the key is only a guess (`ImageReference.isGuess`) that never answered with an
+    /// image: an HTML answer is then a page, handed back whole (`Download.page`) rather than
+    /// failing `not-an-image`. Default: false.
+    public var isGuess = false
 
     /// The result of looking `key` up in the store ahead of the load.
     public enum Lookup: Sendable, Equatable {
@@ -75,6 +79,9 @@ public enum Download: Sendable, Equatable {
     case notModified(Validators)
     /// A dry run's probe found the image reachable and new or changed; no body was requested.
     case probed
+    /// A guessed key (`ImageRequest.isGuess`) answered with an HTML page, read whole (at most
+    /// `FetchConfiguration.maxDocumentBytes`): a page to crawl, not an image.
+    case page(FetchedDocument)
 }
 
 /// A complete, checked download waiting in the state directory to be stored.
@@ -215,6 +222,7 @@ struct HTTPImageSource: ImageSource {
                             etag: headers.first(name: "etag") ?? request.validators?.etag,
                             lastModified: headers.first(name: "last-modified") ?? request.validators?.lastModified))
                 }
+                if request.isGuess, let page = try await session.page(success) { return .page(page) }
                 return .file(try await receive(success, key: request.key, into: directory))
             }
             return .success(download)
@@ -296,6 +304,17 @@ struct HTTPImageSource: ImageSource {
                             : "\(key) did not finish within \(session.configuration.imageDeadline)")))
         }
         switch head.status.code {
+        case 200 where request.isGuess:
+            // A guess that is a page reads as one; one that is an image as the full client
+            // receives it (the pipelined client's decision needs no second look).
+            let (mediaType, charset) = FetchedDocument.parseContentType(head.headers.first(name: "content-type"))
+            guard let mediaType, FetchedDocument.htmlTypes.contains(mediaType) else { fallthrough }
+            let length = parts.reduce(0) { $0 + $1.readableBytes }
+            guard length <= session.configuration.maxDocumentBytes else { return .fallback }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(length)
+            for part in parts { bytes += part.readableBytesView }
+            return .answered(.success(.page(FetchedDocument(url: key, mediaType: mediaType, charset: charset, bytes: bytes))))
         case 200:
             do throws(HTTPSession.BodyError) {
                 var body = try ReceivedBody(headers: head.headers, key: key, maxSize: maxSize, into: directory)

@@ -3,6 +3,7 @@ import Foundation
 
 /// The image source of a dry run: revalidates with conditional HEAD requests, so no image body
 /// is ever requested. A 304 (or, without validators, an equal `Content-Length`) means unchanged.
+/// A guessed key whose HEAD says HTML is a page, as in a real run: its body is read with a GET.
 struct ProbeImageSource: ImageSource {
     let session: HTTPSession
     let gate: RequestGate
@@ -14,10 +15,10 @@ struct ProbeImageSource: ImageSource {
     func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         let storedSize = await storedSizes(request.key)
         do {
-            let download = try await session.get(
+            let probe = try await session.get(
                 request.key, method: .HEAD, headers: request.validators?.conditionalHeaders ?? [],
                 deadline: session.configuration.documentDeadline, gate: gate
-            ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download in
+            ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download? in
                 let headers = success.response.headers
                 let validators = Validators(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"))
                 if success.response.status.code == 304 { return .notModified(validators) }
@@ -26,9 +27,30 @@ struct ProbeImageSource: ImageSource {
                     throw .fatal(FetchFailure(.tooLarge, "\(request.key) is \(length) bytes, over --max-size \(maxSize)"))
                 }
                 if request.validators == nil, let storedSize, storedSize == length { return .notModified(validators) }
+                // A page: read with a GET below (nil stands for it).
+                if request.isGuess, HTTPSession.isPage(success) { return nil }
                 return .probed
             }
-            return .success(download)
+            guard let probe else { return await page(request) }
+            return .success(probe)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A guessed key that is a page, read with a GET as the crawler reads pages.
+    private func page(_ request: ImageRequest) async -> Result<Download, FetchFailure> {
+        do {
+            return .success(
+                try await session.get(
+                    request.key, headers: [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")],
+                    deadline: session.configuration.documentDeadline, gate: gate
+                ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download in
+                    guard let page = try await session.page(success) else {
+                        throw .fatal(FetchFailure(.notAnImage, "\(request.key) is no longer an HTML page"))
+                    }
+                    return .page(page)
+                })
         } catch {
             return .failure(error)
         }

@@ -41,6 +41,13 @@ public struct ImageReference: Sendable, Equatable {
     /// listing), which count as found on that page: they are the catalog, never decoration,
     /// however many pages load the file.
     public var isFromDataFile = false
+    /// Set when the document only suggests that the URL is an image: a link's target, an
+    /// image-URL `data-*` value, `og:image`, a style's `url(...)`, a string in a script or in an
+    /// API's JSON. Such a key is decided by what its server answers (an image is a key, an HTML
+    /// page is read as a page, anything else is rejected `unconfirmed`), never by its name, and
+    /// its failure fails nothing. Clear (the default) for what a document shows as an image:
+    /// `img`, `srcset`, `<picture>`, a feed's enclosures and media, a listing's image fields.
+    public var isGuess = false
     /// The key a reader already made of `url` (a feed reader resolves each URL against its
     /// `xml:base`), so the crawler does not parse the same URL a second time. Not part of the
     /// reference's value: two references that differ only here are equal.

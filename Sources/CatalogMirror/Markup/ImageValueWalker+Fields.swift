@@ -77,10 +77,14 @@ extension ImageValueWalker {
     /// `text` as an image URL, or nil: a URL or path whose file has an image extension, or
     /// (when `named`, the field being named for an image) any URL or path that is not a
     /// document's.
-    static func imageURL(_ text: String, field: String?, strong named: Bool) -> String? {
+    ///
+    /// `strict` (an API's document): only an image file's URL that is absolute or from the
+    /// server's root, whatever the field's name.
+    static func imageURL(_ text: String, field: String?, strong named: Bool, strict: Bool = false) -> String? {
         let value = text.trimmingSpaces
         guard !value.isEmpty, value.utf8.count <= 4096, !hasWhiteSpace(value) else { return nil }
         if hasInertScheme(value) { return nil }
+        if strict { return isImageFile(value) && isAbsoluteOrRooted(value) ? value : nil }
         if isImageFile(value) { return value }
         guard named, looksLikeURL(value), !extensionIn(value, documentExtensions) else { return nil }
         return value
@@ -124,6 +128,21 @@ extension ImageValueWalker {
             let start = bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
             return !(start < end && bytes[start] == UInt8(ascii: "."))
         }
+    }
+
+    /// True for a URL with a scheme (`https:`), a network path (`//host/...`) or a path from the
+    /// server's root (`/...`): an address that means the same whatever document holds it.
+    static func isAbsoluteOrRooted(_ value: String) -> Bool {
+        if value.hasPrefix("/") { return true }
+        guard let colon = value.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        let scheme = value.utf8[..<colon]
+        return !scheme.isEmpty
+            && scheme.allSatisfy { byte in
+                let lower = byte | 0x20
+                return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || byte == UInt8(ascii: "+")
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            }
     }
 
     /// A URL or a path: it has a scheme, a slash or a query, and is not just a number.

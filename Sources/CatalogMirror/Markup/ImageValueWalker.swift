@@ -15,27 +15,39 @@ import Foundation
 /// other scalar fields are the photo's title (`title`, `name`, `headline`, `caption`, `alt`,
 /// `label`, first found) and metadata; URLs, file paths and empty strings are never metadata.
 /// A blurred or tiny stand-in (`blur`, `placeholder`, `lqip`) is marked as decoration.
+///
+/// A strict walker (`isStrict`, for an API's documents: WordPress's `/wp-json/`, oEmbed) takes
+/// only values that are image URLs by themselves: a path ending in an image extension, absolute
+/// or from the server's root. A field's name says nothing there (`href`, `link` and `guid` name
+/// pages, comments and other API documents), and a bare file name (`"file": "2024/05/a.jpg"`)
+/// is relative to a folder the document does not name. Every reference it finds is a guess.
 struct ImageValueWalker {
     /// Nesting followed (deeper values are ignored).
     static let maxDepth = 64
 
     private(set) var photos = PhotoSet()
+    /// Whether only self-evident image URLs count (an API's document). Default: false.
+    var isStrict = false
+
+    /// A walker; `strict` as `isStrict`.
+    init(strict: Bool = false) { isStrict = strict }
 
     /// Walks `value`, found under `key` (nil at the top level or in an array).
     mutating func walk(_ value: JSONValue, key: String? = nil, depth: Int = 0) {
         guard depth < Self.maxDepth else { return }
         switch value {
         case .object(let members):
-            photos.add(Self.record(members, depth: depth))
+            photos.add(Self.record(members, depth: depth, strict: isStrict))
         case .array(let elements):
             // A listing's records have a photo or two each, of a rendition or two.
             photos.reserveCapacity(renditions: elements.count * 2)
             for element in elements { walk(element, key: key, depth: depth + 1) }
         case .string(let text):
             let name = key.map(Self.normalized)
-            if let url = Self.imageURL(text, field: name, strong: name.map(Self.isStrongField) ?? false) {
+            if let url = Self.imageURL(text, field: name, strong: name.map(Self.isStrongField) ?? false, strict: isStrict) {
                 var reference = ImageReference(url: url, size: RenditionSize(role: name.map(Self.role) ?? .display))
                 reference.isDecoration = name.map(Self.placeholderFields.contains) ?? false
+                reference.isGuess = isStrict
                 photos.add([reference])
             }
         default:
@@ -47,7 +59,7 @@ struct ImageValueWalker {
 
     /// The photos of one object: its own (the renditions of its image fields), then those of
     /// nested objects and arrays.
-    static func record(_ members: [JSONValue.Member], depth: Int) -> PhotoSet {
+    static func record(_ members: [JSONValue.Member], depth: Int, strict: Bool = false) -> PhotoSet {
         let names = members.map { normalized($0.key) }
         let isLinkedData = members.contains { $0.key == "@type" || $0.key == "@context" }
         let type = members.first { $0.key == "@type" }?.value.scalarText?.lowercased()
@@ -63,31 +75,34 @@ struct ImageValueWalker {
             let strong = isStrongField(name) && !(isLinkedData && !isImageObject && weakFields.contains(name))
             switch member.value {
             case .string(let text):
-                guard let url = imageURL(text, field: name, strong: strong || (isImageObject && name == "url")) else { continue }
+                guard let url = imageURL(text, field: name, strong: strong || (isImageObject && name == "url"), strict: strict)
+                else { continue }
                 renditions.append((name, ImageReference(url: url, size: RenditionSize(role: role(name)))))
                 consumed.insert(index)
                 if strong && !weakFields.contains(name) { hasStrongImage = true }
             case .array(let elements):
-                if let pair = sizedURL(elements), let url = imageURL(pair.url, field: name, strong: strong) {
+                if let pair = sizedURL(elements), let url = imageURL(pair.url, field: name, strong: strong, strict: strict) {
                     // fgallery: "thumb": ["thumbs/a.jpg", [150, 112]]
                     let size = RenditionSize(role: role(name), width: pair.width, height: pair.height)
                     renditions.append((name, ImageReference(url: url, size: size)))
                     consumed.insert(index)
                     hasStrongImage = hasStrongImage || strong
                 } else if elements.allSatisfy({ $0.string != nil }) {
-                    let urls = elements.compactMap { $0.string.flatMap { imageURL($0, field: name, strong: strong) } }
+                    let urls = elements.compactMap {
+                        $0.string.flatMap { imageURL($0, field: name, strong: strong, strict: strict) }
+                    }
                     guard !urls.isEmpty else { continue }
                     // Several images in one field are several photos, described by this object.
                     extra += urls.map { ImageReference(url: $0, size: RenditionSize(role: role(name))) }
                     consumed.insert(index)
                 } else {
-                    var walker = ImageValueWalker()
+                    var walker = ImageValueWalker(strict: strict)
                     walker.walk(member.value, key: member.key, depth: depth + 1)
                     nested.add(walker.photos)
                     consumed.insert(index)
                 }
             case .object(let inner):
-                let found = record(inner, depth: depth + 1)
+                let found = record(inner, depth: depth + 1, strict: strict)
                 consumed.insert(index)
                 if found.count == 1, isStrongField(name) || containerFields.contains(name) {
                     // An image object or a map of sizes: renditions of this object's photo.
@@ -138,6 +153,7 @@ struct ImageValueWalker {
             reference.metadata.merge(text.metadata) { _, mine in mine }
             if reference.declaredLength == nil { reference.declaredLength = text.length }
             if reference.declaredType == nil { reference.declaredType = text.type }
+            if strict { reference.isGuess = true }
         }
         photos.add(nested)
         return photos

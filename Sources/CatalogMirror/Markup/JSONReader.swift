@@ -18,16 +18,53 @@ public enum JSONReader {
     /// when `bytes` is not JSON; JSON without images gives none.
     public static func read(_ bytes: [UInt8]) throws(Failure) -> [ImageReference] {
         var next = 0
-        return photos(in: try decode(bytes)).references(numberingFrom: &next)
+        let value = try decode(bytes)
+        return photos(in: value, strict: isAPIDocument(value)).references(numberingFrom: &next)
     }
 
     /// The photos of a JSON document, each a list of renditions (not numbered), and the
     /// document's own title: the top-level `title` or `name` (what fgallery's script makes the
     /// page's title).
+    ///
+    /// An API's answer (`isAPIDocument`) is not a listing of images: it is read strictly
+    /// (`ImageValueWalker.isStrict`), its references are guesses, and it gives no title.
     static func photosAndTitle(_ bytes: [UInt8]) throws(Failure) -> (photos: [[ImageReference]], title: String?) {
         let value = try decode(bytes)
+        if isAPIDocument(value) { return (photos(in: value, strict: true).photos, nil) }
         let title = (value["title"] ?? value["name"])?.string.flatMap { FeedScanner.plainText($0) }
         return (photos(in: value).photos, title)
+    }
+
+    /// Whether `value` is an API's answer about something else than images, not a listing of
+    /// them: its records carry hypermedia links (`_links` or `_embedded`, as HAL and
+    /// WordPress's REST API write every post, page, comment and attachment), or it is an oEmbed
+    /// answer (`version` with a `type` of `photo`, `video`, `link` or `rich`). Such a document
+    /// names pages, comments and other API documents under image-like field names (`href`,
+    /// `link`, `guid`, `source_url`), and file names relative to folders it does not name.
+    static func isAPIDocument(_ value: JSONValue) -> Bool {
+        func isHypermedia(_ record: JSONValue?) -> Bool {
+            guard case .object(let members)? = record else { return false }
+            return members.contains { $0.key == "_links" || $0.key == "_embedded" }
+        }
+        switch value {
+        case .object:
+            if isHypermedia(value) { return true }
+            if value["version"]?.scalarText != nil, let type = value["type"]?.string,
+                ["photo", "video", "link", "rich"].contains(type)
+            {
+                return true
+            }
+            return false
+        case .array(let elements):
+            return isHypermedia(elements.first)
+        default:
+            return false
+        }
+    }
+
+    private static func isJSONFeed(_ value: JSONValue) -> Bool {
+        guard let version = value["version"]?.string else { return false }
+        return version.hasPrefix("https://jsonfeed.org/version/") || version.hasPrefix("http://jsonfeed.org/version/")
     }
 
     private static func decode(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
@@ -58,13 +95,9 @@ public enum JSONReader {
     }
 
     /// The photos of a decoded document (also what a script's JSON-LD gives).
-    static func photos(in value: JSONValue) -> PhotoSet {
-        if let version = value["version"]?.string,
-            version.hasPrefix("https://jsonfeed.org/version/") || version.hasPrefix("http://jsonfeed.org/version/")
-        {
-            return JSONFeedReader.photos(in: value)
-        }
-        var walker = ImageValueWalker()
+    static func photos(in value: JSONValue, strict: Bool = false) -> PhotoSet {
+        if isJSONFeed(value) { return JSONFeedReader.photos(in: value) }
+        var walker = ImageValueWalker(strict: strict)
         walker.walk(value)
         return walker.photos
     }

@@ -86,7 +86,7 @@ struct PageReading {
         }
         if let classes = node.attribute("class"), Self.isCaptionClass(classes) { readCaption(node) }
         if let style = node.attribute("style"), style.range(of: "url(", options: .caseInsensitive) != nil {
-            for url in HTMLScanner.backgroundImages(inStyle: style) { add(url, photo: newPhoto()) }
+            for url in HTMLScanner.backgroundImages(inStyle: style) { add(url, photo: newPhoto(), guess: true) }
         }
         return true
     }
@@ -151,7 +151,7 @@ struct PageReading {
         if rel.contains("next") || rel.contains("prev") || rel.contains("previous") {
             scan.links.append(.init(href: href))
         }
-        if rel.contains("image_src") { add(href, photo: newPhoto()) }
+        if rel.contains("image_src") { add(href, photo: newPhoto(), guess: true) }
     }
 
     /// Social-card images: `og:image` (and its `:url`/`:secure_url` forms) and `twitter:image`.
@@ -168,7 +168,7 @@ struct PageReading {
         }
         let name = (node.attribute("property") ?? node.attribute("name") ?? "").lowercased().trimmingSpaces
         guard Self.metaImageProperties.contains(name), let content = node.attribute("content")?.nonEmptyURL else { return }
-        add(content, photo: newPhoto())
+        add(content, photo: newPhoto(), guess: true)
     }
 
     /// The URL of `<meta http-equiv="refresh" content="5; url=next.html">`, if it names one.
@@ -192,14 +192,14 @@ struct PageReading {
         if let href, href.first != "#", HTMLScanner.hasImageExtension(href) {
             // An image link: with an image inside, the original of that image; alone, a photo.
             let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
-            add(href, photo: photo, size: .init(role: .full))
-            for (url, role) in linkedImages { add(url, photo: photo, size: .init(role: role)) }
+            add(href, photo: photo, size: .init(role: .full), guess: true)
+            for (url, role) in linkedImages { add(url, photo: photo, size: .init(role: role), guess: true) }
             describeLink(node, photo: photo, isAlone: image == nil)
             return
         }
         if !linkedImages.isEmpty {
             let photo = image.map { photoNumber(of: $0) } ?? newPhoto()
-            for (url, role) in linkedImages { add(url, photo: photo, size: .init(role: role)) }
+            for (url, role) in linkedImages { add(url, photo: photo, size: .init(role: role), guess: true) }
             describeLink(node, photo: photo, isAlone: image == nil)
         } else if let image {
             describeLink(node, photo: photoNumber(of: image), isAlone: false)
@@ -241,7 +241,7 @@ struct PageReading {
             }
         }
         addSrcsets(of: node, photo: photo)
-        for (url, role) in Self.imageAttributes(of: node) { add(url, photo: photo, size: .init(role: role)) }
+        for (url, role) in Self.imageAttributes(of: node) { add(url, photo: photo, size: .init(role: role), guess: true) }
         describe(image: node, photo: photo)
     }
 
@@ -390,8 +390,12 @@ struct PageReading {
         return photo
     }
 
-    private mutating func add(_ url: String, photo: Int, size: RenditionSize = .init()) {
-        images.append(ImageReference(url: url, photo: photo, size: size))
+    /// Adds a rendition of `photo`; `guess`: the page only suggests `url` is an image
+    /// (`ImageReference.isGuess`).
+    private mutating func add(_ url: String, photo: Int, size: RenditionSize = .init(), guess: Bool = false) {
+        var reference = ImageReference(url: url, photo: photo, size: size)
+        reference.isGuess = guess
+        images.append(reference)
     }
 
     /// Keeps `title` for `photo` unless a better or equal source already gave one.

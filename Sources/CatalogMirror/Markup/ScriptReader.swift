@@ -46,11 +46,15 @@ enum ScriptReader {
             photos.add(walker.photos)
         }
         var findings = ScriptFindings(isComplete: literals.isComplete)
+        // A script's strings only suggest images (`ImageReference.isGuess`): its server decides.
+        photos.update { $0.isGuess = true }
         switch origin {
         case .inline:
             for text in literals.looseStrings {
                 guard let url = ImageValueWalker.imageURL(text, field: nil, strong: false) else { continue }
-                photos.add([ImageReference(url: url)])
+                var reference = ImageReference(url: url)
+                reference.isGuess = true
+                photos.add([reference])
             }
             findings.photos = photos.photos
         case .external:

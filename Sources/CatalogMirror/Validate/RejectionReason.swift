@@ -39,6 +39,10 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     /// An image the site shows on most of its pages on its own (an arrow, a theme's button):
     /// decoration, not a photo of the catalog.
     public static let decoration = RejectionReason(rawValue: "decoration")
+    /// `unconfirmed`: a URL the tool only guessed might be an image (a link target, a `data-*`
+    /// value, a string in a script or an API document) answered with something else, or with an
+    /// error status. The source never showed it as an image, so it fails nothing.
+    public static let unconfirmed = RejectionReason(rawValue: "unconfirmed")
 
     // Failure: an accepted key could not be mirrored. Any of these makes the exit status 1.
     /// `not-an-image`: the body's first bytes are no known image format.
@@ -61,7 +65,7 @@ public struct RejectionReason: Hashable, Sendable, Comparable, CustomStringConve
     public static func http(_ status: Int) -> RejectionReason { RejectionReason(rawValue: "http-\(status)") }
 
     private static let policyReasons: Set<RejectionReason> = [
-        .outOfScope, .excluded, .robots, .tooLarge, .unsupportedType, .smallerRendition, .decoration,
+        .outOfScope, .excluded, .robots, .tooLarge, .unsupportedType, .smallerRendition, .decoration, .unconfirmed,
     ]
 
     /// True for reasons that are the configuration's choice rather than a failure.
