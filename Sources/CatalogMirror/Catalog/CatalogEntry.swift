@@ -70,16 +70,19 @@ final class CatalogEntry {
         let isDecoration: Bool
         /// Found in a data file the page loads, not in its markup.
         let isFromDataFile: Bool
+        /// The document only suggested the key is an image here (`ImageReference.isGuess`).
+        let isGuess: Bool
 
         init(
             document: Int, photo: Int?, size: RenditionSize, isDecoration: Bool, isFromDataFile: Bool, title: String?,
-            titleSource: ImageReference.TitleSource
+            titleSource: ImageReference.TitleSource, isGuess: Bool = false
         ) {
             storedDocument = Int32(clamping: document)
             storedPhoto = photo.map { Self.number($0) } ?? .min
             (storedRole, storedWidth, storedHeight, storedDensity) = (.display, .min, .min, .nan)
             self.isDecoration = isDecoration
             self.isFromDataFile = isFromDataFile
+            self.isGuess = isGuess
             self.title = title
             self.titleSource = titleSource
             self.size = size
@@ -150,7 +153,7 @@ final class CatalogEntry {
             document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size,
             isDecoration: discovery.reference.isDecoration, isFromDataFile: discovery.reference.isFromDataFile,
             title: discovery.reference.title,
-            titleSource: discovery.reference.titleSource)
+            titleSource: discovery.reference.titleSource, isGuess: discovery.reference.isGuess)
         if let last = sightings.last, last.document == sighting.document, last.photo == sighting.photo {
             if last.size < sighting.size { sightings[sightings.count - 1].size = sighting.size }
             sightings[sightings.count - 1].name(sighting.title, source: sighting.titleSource)
@@ -204,6 +207,16 @@ final class CatalogEntry {
     /// Whether the key is a page that a document only guessed to be an image (a photo's own
     /// page, linked where its image is shown): a link to that page, not a rendition.
     var isGuessedPage: Bool { outcome == .page && !isShown }
+
+    /// Whether the key was only guessed to be an image and answered with something else (a
+    /// page, a document, an error): no rendition of any photo.
+    var isFailedGuess: Bool {
+        guard !isShown else { return false }
+        switch outcome {
+        case .page, .failed: return true
+        default: return false
+        }
+    }
 
     /// Whether the key may still be a rendition of a photo: accepted, and not found to be
     /// something else (a page, or a failed guess).

@@ -18,6 +18,9 @@ struct PhotoGroups {
         /// The document number of the first page (in crawl order) where the photo was found;
         /// nil when it was found in feeds or sitemaps only.
         var album: Int?
+        /// The photo's own page (a per-photo page, an attachment or file page): the page, in
+        /// crawl order first, that a rendition links to and whose main image the photo is.
+        var page: Int?
     }
 
     /// The photos, in the order of their first key.
@@ -40,6 +43,8 @@ struct PhotoGroups {
     /// Photos of a document that link to a page of other photos: album covers, whose title
     /// names the album, not the photo; each with the album page it links to.
     private var covers: [Local: CanonicalURL] = [:]
+    /// Photos of a document that link to another page of the crawl, with that page's number.
+    private var linkedPages: [Local: Int] = [:]
 
     // Every per-key and per-photo table is an array indexed by number: at 50,000 keys the
     // dictionaries and per-key arrays this replaced were 32 MB of a run's peak, now under 1 MB
@@ -51,6 +56,8 @@ struct PhotoGroups {
     private var photoStart: [Int32] = []
     /// Each photo's album, or -1.
     private var photoAlbum: [Int32] = []
+    /// Each photo's own page, or -1.
+    private var photoPage: [Int32] = []
 
     /// Whether `sighting` is an album's cover (a thumbnail linking to its album page).
     func isCover(_ sighting: CatalogEntry.Sighting) -> Bool { coveredPage(by: sighting) != nil }
@@ -59,6 +66,12 @@ struct PhotoGroups {
     func coveredPage(by sighting: CatalogEntry.Sighting) -> CanonicalURL? {
         guard let photo = sighting.photo else { return nil }
         return covers[Local(document: sighting.document, photo: photo)]
+    }
+
+    /// The page of the crawl that `sighting`'s photo links to, by its number, when it links to one.
+    func linkedPage(of sighting: CatalogEntry.Sighting) -> Int? {
+        guard let photo = sighting.photo else { return nil }
+        return linkedPages[Local(document: sighting.document, photo: photo)]
     }
 
     /// The photo `key` is a rendition of.
@@ -74,7 +87,10 @@ struct PhotoGroups {
     private func photo(number: Int) -> Photo {
         let numbers = photoKeys[Int(photoStart[number])..<Int(photoStart[number + 1])]
         let album = photoAlbum[number]
-        return Photo(entries: numbers.map { entries[Int($0)] }, numbers: numbers, album: album < 0 ? nil : Int(album))
+        let page = photoPage[number]
+        return Photo(
+            entries: numbers.map { entries[Int($0)] }, numbers: numbers, album: album < 0 ? nil : Int(album),
+            page: page < 0 ? nil : Int(page))
     }
 
     /// A photo of one document, as its reader numbered it: one word, ordered by document, then
@@ -111,12 +127,14 @@ struct PhotoGroups {
             starts.reserveCapacity(entries.count + 1)
             for entry in entries {
                 let begin = pairs.count
-                // A guessed link that is a page links its photo to that page (`linkOfLocal`).
-                for sighting in entry.sightings where !entry.isGuessedPage {
+                // A guess that is no image is no rendition: a page links its photo to that page
+                // (`linkOfLocal`), anything else joins nothing.
+                for sighting in entry.sightings where !entry.isFailedGuess {
                     guard let photo = sighting.photo else { continue }
                     let local = Local(document: sighting.document, photo: photo)
                     pairs.append(local)
-                    if sighting.size.role <= .display { shownLocals.append(local) }
+                    // What a page shows, not what it only suggests (a data-* value, an API's URL).
+                    if sighting.size.role <= .display, !sighting.isGuess { shownLocals.append(local) }
                 }
                 // Each key's locals once, sorted (a key seen twice on one page is one photo there).
                 Self.sortOnce(&pairs, from: begin)
@@ -191,9 +209,15 @@ struct PhotoGroups {
                 if linkOfLocal[local] == nil { linkOfLocal[local] = entry.key }
             }
         }
-        // A page with more than two photos that link to pages is an album page (Zenphoto's
-        // "back" arrow links to one), not a per-photo page (which links at most its neighbours).
-        let linkingPhotos = Dictionary(grouping: linkOfLocal.keys, by: \.document).mapValues(\.count)
+        // A page with more than two photos that link to other pages of the crawl is an album
+        // page (Zenphoto's "back" arrow links to one), not a per-photo page (which links at most
+        // its neighbours). Links to the page itself (a wiki's file page links its own preview)
+        // and out of the crawl (a "Powered by" badge) say nothing of it.
+        let linkingPhotos = Dictionary(
+            grouping: linkOfLocal.filter { local, target in
+                summary.pageNumbers[target].map { $0 != local.document } ?? false
+            }.keys, by: \.document
+        ).mapValues(\.count)
         func linksToPhotoPage(_ local: Local) -> Bool {
             guard let target = linkOfLocal[local], let page = summary.pageNumbers[target] else { return false }
             return linkingPhotos[page, default: 0] <= 2
@@ -220,13 +244,29 @@ struct PhotoGroups {
             }
         }
 
-        // Placeholders: keys whose local photos differ in more than two ways.
+        // The original each key is a CMS's resized copy of (`RenditionFamily`), by number, or -1.
+        var family = Array(repeating: Int32(-1), count: keyCount)
+        for key in 0..<keyCount {
+            for text in RenditionFamily.originals(of: entries[key].key) {
+                guard let original = CanonicalURL(text), let other = number(of: original), other != key else { continue }
+                family[key] = Int32(other)
+                break
+            }
+        }
+        /// Whether two keys are copies of one original, or one is the other's.
+        func isKin(_ a: Int, _ b: Int) -> Bool {
+            family[a] == Int32(b) || family[b] == Int32(a) || (family[a] >= 0 && family[a] == family[b])
+        }
+
+        // Placeholders: keys whose local photos differ in more than two ways. A CMS's copies of
+        // one original beside it make no difference (a wiki's file shows with a different
+        // thumbnail on each page that lists it).
         var placeholder = Array(repeating: false, count: keyCount)
         for key in 0..<keyCount where graph.locals(ofKey: key).count > 2 {
             var shapes: Set<String> = []
             for local in graph.locals(ofKey: key) {
-                let others = graph.keys(ofLocal: Int(local)).filter { Int($0) != key }.map { entries[Int($0)].key.string }
-                    .sorted()
+                let others = graph.keys(ofLocal: Int(local)).filter { Int($0) != key && !isKin(key, Int($0)) }
+                    .map { entries[Int($0)].key.string }.sorted()
                 shapes.insert(others.joined(separator: " ") + " -> " + (linkOfLocal[graph.locals[Int(local)]]?.string ?? ""))
                 if shapes.count > 2 { break }
             }
@@ -243,23 +283,41 @@ struct PhotoGroups {
                 joined[Int(local)] = true
             }
         }
+        // A CMS's resized copy joins its original (`RenditionFamily`), which a page showing the
+        // copy links only through the photo's own page.
+        for key in 0..<keyCount where family[key] >= 0 && !placeholder[key] && !frequent[key] {
+            let other = Int(family[key])
+            guard !placeholder[other], !frequent[other], let first = graph.locals(ofKey: key).first,
+                let otherFirst = graph.locals(ofKey: other).first
+            else { continue }
+            sets.union(Int(first), Int(otherFirst))
+            joined[Int(first)] = true
+            joined[Int(otherFirst)] = true
+        }
         // A photo that links to a per-photo page is the same photo as that page's main image
         // (links in document order, so which photos are joined never depends on hashing).
+        var ownPages: [(local: Int, page: Int)] = []
         for (local, target) in linkOfLocal.sorted(by: { $0.key < $1.key }) {
             guard let number = Incidence.index(of: local, in: graph.locals), joined[number],
                 let page = summary.pageNumbers[target], page != local.document
             else { continue }
+            linkedPages[local] = page
             let candidates = graph.locals(ofDocument: page).filter { candidate in
                 !graph.keys(ofLocal: candidate).allSatisfy { frequent[Int($0)] }
             }
             let main =
                 linksToPhotoPage(local)
-                ? Self.mainPhoto(of: candidates, graph: graph, links: linkOfLocal, entries: entries) : []
+                ? Self.mainPhoto(
+                    of: candidates, graph: graph, links: linkOfLocal, entries: entries, component: { sets.find($0) }) : []
             for photo in main {
                 sets.union(number, photo)
                 joined[photo] = true
             }
-            if main.isEmpty { covers[local] = target }
+            if main.isEmpty || Self.isCover(number, of: main, page: page, graph: graph, entries: entries, summary: summary) {
+                covers[local] = target
+            } else {
+                ownPages.append((number, page))
+            }
         }
 
         // Components become photos, in key order so numbering does not depend on hashing.
@@ -292,6 +350,14 @@ struct PhotoGroups {
             }
         }
         for photo in photoAlbum.indices where photoAlbum[photo] < 0 { photoAlbum[photo] = coverAlbum[photo] }
+        // Each photo's own page: the first, in crawl order, whose main image it is.
+        photoPage = Array(repeating: -1, count: photoAlbum.count)
+        for (local, page) in ownPages {
+            let root = sets.find(local)
+            guard photoOfRoot[root] >= 0 else { continue }
+            let photo = Int(photoOfRoot[root])
+            if photoPage[photo] < 0 || Int32(page) < photoPage[photo] { photoPage[photo] = Int32(page) }
+        }
         // Each photo's keys, in key order (a counting sort of the keys by photo).
         var starts = Array(repeating: Int32(0), count: photoAlbum.count + 1)
         for photo in photoOfKey { starts[Int(photo) + 1] += 1 }
@@ -304,6 +370,41 @@ struct PhotoGroups {
             starts[photo] += 1
         }
         decorations = decorations(frequent: frequent)
+    }
+
+    /// Whether local photo `link`, whose main photo on page `page` is `main`, is that page's
+    /// cover rather than a link to the photo's own page: its label names the page ("Before the
+    /// storm", a post's featured image in a list of posts) while the page labels the photo
+    /// otherwise ("Dark storm clouds above a road"). A per-photo page is named after its photo.
+    private static func isCover(
+        _ link: Int, of main: [Int], page: Int, graph: Incidence, entries: [CatalogEntry], summary: CrawlSummary
+    ) -> Bool {
+        guard let document = summary.documents[page], let linkLabel = label(of: link, graph: graph, entries: entries),
+            names(linkLabel, page: document)
+        else { return false }
+        let own = main.lazy.compactMap { Self.label(of: $0, graph: graph, entries: entries) }.first
+        return own.map { !names($0, page: document) } ?? false
+    }
+
+    /// The label a page gives local photo `local` (the first title its sightings there carry).
+    private static func label(of local: Int, graph: Incidence, entries: [CatalogEntry]) -> String? {
+        let place = graph.locals[local]
+        for key in graph.keys(ofLocal: local) {
+            for sighting in entries[Int(key)].sightings
+            where sighting.document == place.document && sighting.photo == place.photo && sighting.title != nil {
+                return sighting.title
+            }
+        }
+        return nil
+    }
+
+    /// Whether `label` is the name of `page`: its first heading, or its title alone or before
+    /// the site's name ("Before the storm – Field Notes").
+    static func names(_ label: String, page: CrawlSummary.Document) -> Bool {
+        if page.heading == label || page.title == label { return true }
+        guard let title = page.title, title.hasPrefix(label) else { return false }
+        let rest = title.dropFirst(label.count)
+        return SiteName.separators.contains { rest.hasPrefix($0) }
     }
 
     /// True when every sighting of `entry` is in a page's own markup: an image a feed, a
@@ -331,20 +432,25 @@ struct PhotoGroups {
     /// lazygal's "Original picture"), or among several shown, the one whose largest rendition
     /// is larger than every other's. Empty when the page shows several photos alike (an album
     /// page, not a per-photo page). `locals` are numbers of one document's locals, in photo order.
+    /// Locals that share a key (`component` gives each its set) are one photo: a file page's
+    /// preview and its history's thumbnail both link to the original.
     private static func mainPhoto(
-        of locals: [Int], graph: Incidence, links: [Local: CanonicalURL], entries: [CatalogEntry]
+        of locals: [Int], graph: Incidence, links: [Local: CanonicalURL], entries: [CatalogEntry],
+        component: (Int) -> Int
     ) -> [Int] {
-        let candidates = locals.filter { links[graph.locals[$0]] == nil }
-        switch candidates.filter({ graph.shown[$0] }).count {
-        case 0: return candidates.count == 1 ? candidates : []
-        case 1: return candidates
+        let candidates = Dictionary(grouping: locals.filter { links[graph.locals[$0]] == nil }, by: component)
+            .values.sorted { $0[0] < $1[0] }
+        let shown = candidates.filter { $0.contains { graph.shown[$0] } }
+        switch shown.count {
+        case 0: return candidates.count == 1 ? candidates[0] : []
+        case 1: return candidates.count == 1 ? candidates[0] : candidates.flatMap { $0 }
         default: break
         }
-        let sized = candidates.map { local -> (Int, RenditionSize) in
-            let sizes = graph.keys(ofLocal: local).map { entries[Int($0)].largestSize }
-            return (local, sizes.max() ?? RenditionSize(role: .thumbnail))
+        let sized = candidates.map { photo -> ([Int], RenditionSize) in
+            let sizes = photo.flatMap { graph.keys(ofLocal: $0) }.map { entries[Int($0)].largestSize }
+            return (photo, sizes.max() ?? RenditionSize(role: .thumbnail))
         }.sorted { $0.1 > $1.1 }
-        return sized[0].1 > sized[1].1 ? [sized[0].0] : []
+        return sized[0].1 > sized[1].1 ? sized[0].0 : []
     }
 }
 

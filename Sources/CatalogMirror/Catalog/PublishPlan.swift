@@ -88,7 +88,9 @@ struct PublishPlan {
         for (number, entry) in groups.entries.enumerated() {
             if number % Self.recordBatch == 0 {
                 let batch = groups.entries[number..<min(number + Self.recordBatch, groups.entries.count)]
-                let numbers = batch.indices.filter { groups.entries[$0].isStored }
+                // A key loaded before the crawl ended and rejected after it (a guess that is a
+                // smaller rendition) is not published: its record is not needed.
+                let numbers = batch.indices.filter { groups.entries[$0].isStored && groups.entries[$0].verdict == .accepted }
                 let rows = try await read(numbers.map { groups.entries[$0].key })
                 records = [:]
                 for (number, row) in zip(numbers, rows) {
@@ -110,7 +112,7 @@ struct PublishPlan {
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue
             }
-            if let image = records[number] {
+            if let image = records[number], entry.verdict == .accepted {
                 itemOfEntry[number] = Int32(items.count)
                 republish(position)
                 items.append(
@@ -185,19 +187,25 @@ struct PublishPlan {
             // of the best kind, in document order), an album's cover aside: its title names the
             // album. Fields from all renditions.
             var best: CatalogEntry.Sighting?
+            // A link's label that is the name of the page it leads to names that page (a post's
+            // title on its featured image in a list of posts), and is the photo's only when
+            // nothing else labels it (a per-photo page is named after its photo).
+            var bestNaming: CatalogEntry.Sighting?
             for entry in entries {
                 for sighting in entry.sightings where sighting.title != nil && !groups.isCover(sighting) {
-                    guard let current = best else {
-                        best = sighting
+                    let naming = Self.namesLinkedPage(sighting, groups, summary)
+                    guard let current = naming ? bestNaming : best else {
+                        if naming { bestNaming = sighting } else { best = sighting }
                         continue
                     }
                     if sighting.titleSource > current.titleSource
                         || (sighting.titleSource == current.titleSource && sighting.document < current.document)
                     {
-                        best = sighting
+                        if naming { bestNaming = sighting } else { best = sighting }
                     }
                 }
             }
+            best = best ?? bestNaming
             for (number, entry) in zip(photo.numbers, entries) where itemOfEntry[Int(number)] >= 0 {
                 for sighting in entry.sightings {
                     if let page = groups.coveredPage(by: sighting), coverOfPage[page.string] == nil {
@@ -215,13 +223,15 @@ struct PublishPlan {
                 if bytesA != bytesB { return bytesA < bytesB }
                 return a.entry.key > b.entry.key
             }?.item
+            // No label anywhere: the title of the photo's own page (an attachment page's heading).
+            let title = best?.title ?? photo.page.flatMap { summary.documents[$0] }.flatMap(PublishPlan.ownPageTitle)
             let album = photo.album.flatMap { summary.documents[$0] }
             if let number = photo.album, album != nil { albumNumbers.insert(number) }
             for (index, _) in published {
                 items.setAlbum(album?.url.string, at: index)
                 items.setVariantOf(item: index == largest ? nil : largest, at: index)
                 // Every title comes with a sighting: none left means only covers named it.
-                items.setTitle(best?.title, at: index)
+                items.setTitle(title, at: index)
                 if !metadata.isEmpty { items.setMetadata(metadata, at: index) }
             }
         }
@@ -258,6 +268,24 @@ struct PublishPlan {
             kept[name] = trimmed
         }
         return kept
+    }
+
+    /// Whether `sighting`'s label is the name of the page its photo links to.
+    static func namesLinkedPage(_ sighting: CatalogEntry.Sighting, _ groups: PhotoGroups, _ summary: CrawlSummary) -> Bool {
+        guard let title = sighting.title, let page = groups.linkedPage(of: sighting).flatMap({ summary.documents[$0] })
+        else { return false }
+        return PhotoGroups.names(title, page: page)
+    }
+
+    /// What a photo's own page calls it: the page's first heading, else its `<title>` up to the
+    /// site's name; nil when that is a file name ("File:Aqua.jpg") or no label at all.
+    static func ownPageTitle(_ document: CrawlSummary.Document) -> String? {
+        if let heading = document.heading { return PageReading.label(heading) }
+        guard var title = document.title else { return nil }
+        for separator in SiteName.separators {
+            if let range = title.range(of: separator) { title = String(title[..<range.lowerBound]) }
+        }
+        return PageReading.label(title)
     }
 
     /// How the source titles a page: its `<title>`, else its first heading.

@@ -44,6 +44,9 @@ struct CrawlSummary: Sendable {
     /// Pages, feeds and sitemaps after the first that could not be fetched or read (each makes
     /// the exit status 1).
     var pageFailures: [String] = []
+    /// Links to pages, feeds or sitemaps that answered 4xx: the source's broken links, each a
+    /// warning, none a failure.
+    var deadLinks = 0
     /// Lines worth a warning that do not make the run fail (a limit that cut the crawl, a feed
     /// read in recovery mode).
     var warnings: [String] = []

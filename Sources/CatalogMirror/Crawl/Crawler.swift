@@ -83,7 +83,12 @@ struct Crawler: Sendable {
             } catch {
                 await batches.flush()
                 logger.info("feed failed: \(error.message)")
-                summary.pageFailures.append(error.message)
+                if error.isDeadLink {
+                    summary.deadLinks += 1
+                    summary.warnings.append(error.message)
+                } else {
+                    summary.pageFailures.append(error.message)
+                }
             }
         }
         if configuration.feed == nil, let robots {
@@ -134,6 +139,9 @@ struct Crawler: Sendable {
             Frontier.Page, url: CanonicalURL, scan: PageScan, base: CanonicalURL, bodyHash: String, warnings: [String],
             resources: [PageResources.Resource] = [])
         case failed(String)
+        /// The link leads nowhere: the server answered 4xx (a red link of a wiki, a page taken
+        /// down). The source's own broken link, said in a warning; it fails nothing.
+        case deadLink(String)
         /// The response was not an HTML page.
         case notPage
         case refused(RejectionReason)
@@ -214,6 +222,10 @@ struct Crawler: Sendable {
             case .failed(let message):
                 logger.info("page failed: \(message)")
                 summary.pageFailures.append(message)
+            case .deadLink(let message):
+                logger.info("dead link: \(message)")
+                summary.deadLinks += 1
+                summary.warnings.append(message)
             case .notPage:
                 summary.notPages += 1
             case .refused(let reason):
@@ -348,7 +360,8 @@ struct Crawler: Sendable {
                 logger.info("link \(page.url) is not an HTML page; dropped")
                 return .notPage
             }
-            return .failed("page \(page.url): \(error.detail) (\(error.reason))")
+            let message = "page \(page.url): \(error.detail) (\(error.reason))"
+            return Self.isDeadLink(error.reason) ? .deadLink(message) : .failed(message)
         }
         guard document.kind == .html else {
             logger.info("link \(page.url) is not an HTML page; dropped")
@@ -411,7 +424,12 @@ struct Crawler: Sendable {
                 queue += reading.sitemaps.filter { seen.insert($0).inserted }
             } catch {
                 await batches.flush()
-                summary.pageFailures.append("sitemap: " + error.message)
+                if error.isDeadLink {
+                    summary.deadLinks += 1
+                    summary.warnings.append("sitemap: " + error.message)
+                } else {
+                    summary.pageFailures.append("sitemap: " + error.message)
+                }
             }
         }
     }
@@ -419,6 +437,12 @@ struct Crawler: Sendable {
     // MARK: - References
 
     private static let httpsLetters = Array("https".utf8)
+
+    /// Whether a document's failure is the source's answer that it is not there (4xx): a link
+    /// to a page that does not exist fails no run (wikis link pages not yet written).
+    static func isDeadLink(_ reason: RejectionReason) -> Bool {
+        reason.rawValue.hasPrefix("http-4") && reason != .http(429)
+    }
 
     /// True for references that name no fetchable resource (`data:`, `javascript:`, ...).
     static func isInert(_ reference: ImageReference) -> Bool {

@@ -48,6 +48,12 @@ final class DiscoveryBatches: AsyncSequence, Sendable {
         if !rest.isEmpty { await channel.send(rest) }
     }
 
+    /// Sends an empty batch: wakes the engine's loop over the batches to take what it held
+    /// (`Collector`). Returns at once after `finish()`.
+    func wake() async {
+        await channel.send([])
+    }
+
     /// Ends the sequence; the engine's loop over it ends once it has taken the last batch.
     func finish() {
         channel.finish()

@@ -39,6 +39,8 @@ struct FeedReader: Sendable {
     /// A document that could not be read, in one line naming it.
     struct Failure: Error, Sendable {
         var message: String
+        /// The server answered that it is not there (4xx: `Crawler.isDeadLink`).
+        var isDeadLink = false
     }
 
     /// Fetches and reads the document at `url`, emitting its images as document `number`.
@@ -51,7 +53,8 @@ struct FeedReader: Sendable {
         do {
             download = try await session.download(url, accept: accept, gate: gate, cache: cache, directory: directory)
         } catch {
-            throw Failure(message: "cannot read \(url): \(error.detail) (\(error.reason))")
+            throw Failure(
+                message: "cannot read \(url): \(error.detail) (\(error.reason))", isDeadLink: Crawler.isDeadLink(error.reason))
         }
         defer { if download.isFresh { try? FileManager.default.removeItem(at: download.file) } }
         let reading = try await read(download, number: number, emit: emit)
@@ -141,7 +144,11 @@ struct FeedReader: Sendable {
             reading.kind = .listing
             await deliver(references)
         case .html, .other:
-            throw Failure(message: "cannot read the feed \(url): it is \(mediaType ?? "not a feed"), not RSS, Atom or JSON")
+            // An advertised feed that answers with something else (a wiki's special page whose
+            // feed is off) is the source's broken link, not an outage.
+            throw Failure(
+                message: "cannot read the feed \(url): it is \(mediaType ?? "not a feed"), not RSS, Atom or JSON",
+                isDeadLink: true)
         }
         return reading
     }

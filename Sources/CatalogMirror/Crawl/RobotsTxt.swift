@@ -12,11 +12,20 @@ public struct RobotsTxt: Sendable, Equatable {
     public let sitemaps: [String]
     /// `Crawl-delay` of the group that applies to us: the pause between two requests to the host.
     public let crawlDelay: Duration?
+    /// True when robots.txt got no answer at all (refused, timed out, no such host): nothing is
+    /// allowed, and the origin's keys fail (`network-error`) rather than being refused.
+    public var isUnreachable = false
 
     /// A policy that allows everything (no robots.txt, or a 4xx answer).
     public static let allowAll = RobotsTxt(rules: [], sitemaps: [], crawlDelay: nil)
     /// A policy that allows nothing (robots.txt unreachable or 5xx, RFC 9309 section 2.3.1.4).
     public static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")], sitemaps: [], crawlDelay: nil)
+    /// A policy for an origin that did not answer: allows nothing, and says why (`isUnreachable`).
+    public static let unreachable: RobotsTxt = {
+        var policy = RobotsTxt.disallowAll
+        policy.isUnreachable = true
+        return policy
+    }()
 
     private init(rules: [Rule], sitemaps: [String], crawlDelay: Duration?) {
         self.rules = rules

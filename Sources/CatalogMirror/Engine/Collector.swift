@@ -27,6 +27,9 @@ struct Collector {
     /// Keys with stored validators are revalidated a batch at a time (plain HTTP, pipelined,
     /// no `--rate`); otherwise each is a load of its own.
     let revalidatesInBatches: Bool
+    /// robots.txt of every origin, when it is honoured: keys of an origin not known yet are
+    /// held until it is (`hold`). Default: nil.
+    var robots: RobotsCache? = nil
 
     /// What a child task of the collection reports.
     enum Completion: Sendable {
@@ -58,6 +61,95 @@ struct Collector {
         /// Loads sent to the loader and not yet settled (a batch counts each of its keys).
         var inFlight = 0
         var groups: PhotoGroups?
+        /// Keys the last run found to be decoration.
+        var previousDecorations: Set<CanonicalURL> = []
+        /// Accepted keys held until the crawl is over (`isDecoration`, or decoration last run).
+        var suspects: [CatalogEntry] = []
+        /// Discoveries of origins whose robots.txt is being fetched, by origin, in the order
+        /// found: the validator chain would wait for it, and every other origin's keys with it.
+        var held: [String: [Discovery]] = [:]
+
+        /// The held discoveries whose origin's robots.txt is known now, in the order found.
+        mutating func release(_ robots: RobotsCache?) -> [Discovery] {
+            guard let robots, !held.isEmpty else { return [] }
+            var released: [Discovery] = []
+            for (origin, discoveries) in held.sorted(by: { $0.key < $1.key })
+            where discoveries.first.map({ robots.fetchedPolicy(for: $0.key) != nil }) ?? true {
+                released += discoveries
+                held[origin] = nil
+            }
+            return released
+        }
+    }
+
+    /// With --variants largest, which rendition of a photo is the largest is known only when
+    /// every page has been read: downloads wait for the end of the crawl.
+    private var deferDownloads: Bool { configuration.crawl.variants == .largest }
+
+    /// Takes one batch of discoveries: each through the chain (or held while its origin's
+    /// robots.txt is fetched), the accepted ones loaded, held until the crawl is over, or
+    /// settled as guesses that load nothing.
+    private func take(
+        _ batch: [Discovery], state: inout State, group: inout TaskGroup<Completion>, guesses: GuessedPages,
+        batches: DiscoveryBatches
+    ) async {
+        var ready: [CatalogEntry] = []
+        // Guesses of this batch that load nothing of their own: settled at once.
+        var settled = 0
+        for discovery in batch {
+            let isGuess = discovery.reference.isGuess
+            if state.failure != nil || Task.isCancelled {
+                if isGuess { settled += 1 }
+                continue
+            }
+            if hold(discovery, state: &state, group: &group, batches: batches) { continue }
+            guard let entry = await admit(discovery, into: &state), entry.verdict == .accepted else {
+                if isGuess { settled += 1 }
+                continue
+            }
+            if isGuess {
+                // Whether it is an image or a page only its answer says; the crawler waits for
+                // it, so it is loaded now, whatever else waits.
+                entry.settlesGuess = true
+                entry.isSentToLoader = true
+                ready.append(entry)
+            } else if deferDownloads {
+                continue
+            } else if discovery.reference.isDecoration || state.previousDecorations.contains(discovery.key) {
+                state.suspects.append(entry)
+            } else {
+                // Sent with this batch: a repeat of it from here on joins its load.
+                entry.isSentToLoader = true
+                ready.append(entry)
+            }
+        }
+        guesses.settle(settled)
+        guard !ready.isEmpty else { return }
+        guard state.failure == nil, !Task.isCancelled else {
+            guesses.settle(ready.count(where: \.settlesGuess))
+            return
+        }
+        await load(ready, state: &state, group: &group, guesses: guesses)
+    }
+
+    /// Holds `discovery` when its origin's robots.txt is not known yet (starting its fetch in a
+    /// child task, which wakes the collection when it ends); true when held. So one origin's
+    /// robots.txt, slow or unreachable, keeps only that origin's keys waiting.
+    private func hold(
+        _ discovery: Discovery, state: inout State, group: inout TaskGroup<Completion>, batches: DiscoveryBatches
+    ) -> Bool {
+        guard let robots, robots.fetchedPolicy(for: discovery.key) == nil else { return false }
+        let origin = discovery.key.origin
+        if state.held[origin] == nil {
+            let key = discovery.key
+            group.addTask {
+                _ = await robots.policy(for: key)
+                await batches.wake()
+                return .streamEnded
+            }
+        }
+        state.held[origin, default: []].append(discovery)
+        return true
     }
 
     /// Crawls from `start` with `crawler`, validating and loading as keys arrive; returns the
@@ -84,54 +176,21 @@ struct Collector {
             forwardCounters(into: &group)
 
             var state = State()
-            // With --variants largest, which rendition of a photo is the largest is known only
-            // when every page has been read: downloads wait for the end of the crawl.
-            let deferDownloads = configuration.crawl.variants == .largest
             // Images marked as decoration, or found to be decoration by the last run, wait for
             // the end of the crawl too: only then is it known whether they are (and a
             // decoration is never requested again).
-            let previousDecorations = Set(
+            state.previousDecorations = Set(
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
-            var suspects: [CatalogEntry] = []
             for await batch in batches {
-                var ready: [CatalogEntry] = []
-                // Guesses of this batch that load nothing of their own: settled at once.
-                var settled = 0
-                for discovery in batch {
-                    let isGuess = discovery.reference.isGuess
-                    if state.failure != nil || Task.isCancelled {
-                        if isGuess { settled += 1 }
-                        continue
-                    }
-                    guard let entry = await admit(discovery, into: &state), entry.verdict == .accepted else {
-                        if isGuess { settled += 1 }
-                        continue
-                    }
-                    if isGuess {
-                        // Whether it is an image or a page only its answer says; the crawler
-                        // waits for it, so it is loaded now, whatever else waits.
-                        entry.settlesGuess = true
-                        entry.isSentToLoader = true
-                        ready.append(entry)
-                    } else if deferDownloads {
-                        continue
-                    } else if discovery.reference.isDecoration || previousDecorations.contains(discovery.key) {
-                        suspects.append(entry)
-                    } else {
-                        // Sent with this batch: a repeat of it from here on joins its load.
-                        entry.isSentToLoader = true
-                        ready.append(entry)
-                    }
-                }
-                guesses.settle(settled)
-                guard !ready.isEmpty else { continue }
-                guard state.failure == nil, !Task.isCancelled else {
-                    guesses.settle(ready.count(where: \.settlesGuess))
-                    continue
-                }
-                await load(ready, state: &state, group: &group, guesses: guesses)
+                // An empty batch is a wake-up: an origin's robots.txt is known (`hold`).
+                await take(batch + state.release(robots), state: &state, group: &group, guesses: guesses, batches: batches)
             }
-            if deferDownloads || !suspects.isEmpty, state.failure == nil, !Task.isCancelled {
+            // Keys of origins whose robots.txt is still on its way are taken as it arrives.
+            while !state.held.isEmpty, state.failure == nil, let completion = await group.next() {
+                settle(completion, state: &state, group: &group)
+                await take(state.release(robots), state: &state, group: &group, guesses: guesses, batches: batches)
+            }
+            if deferDownloads || !state.suspects.isEmpty, state.failure == nil, !Task.isCancelled {
                 while state.summary == nil, state.failure == nil, let completion = await group.next() {
                     settle(completion, state: &state, group: &group)
                 }
@@ -144,7 +203,8 @@ struct Collector {
                     let groups = PhotoGroups(entries: state.catalog.values, summary: summary)
                     state.groups = groups
                     let waiting = reconsider(
-                        deferDownloads ? Array(state.catalog.values) : suspects, groups: groups, deferDownloads: deferDownloads)
+                        deferDownloads ? Array(state.catalog.values) : state.suspects, groups: groups,
+                        deferDownloads: deferDownloads)
                     for start in stride(from: 0, to: waiting.count, by: 512) {
                         await load(
                             Array(waiting[start..<min(start + 512, waiting.count)]), state: &state, group: &group,

@@ -63,15 +63,23 @@ public struct MirrorEngine: Sendable {
         // Crawl-delay are then ignored. It is fetched through its own session (same pacing) so
         // pacing by Crawl-delay never waits on robots.txt itself.
         let politeness = Politeness(rate: configuration.fetch.rate, perHost: configuration.fetch.connectionsPerHost)
+        // Origins that do not answer are given up on for the run, by every session of it.
+        let health = OriginHealth()
         let robotsSession = HTTPSession(
-            clients: clients, configuration: configuration.fetch, politeness: politeness, logger: configuration.logger)
+            clients: clients, configuration: configuration.fetch, politeness: politeness, health: health,
+            logger: configuration.logger)
         let robots = RobotsCache { url in await Self.fetchRobots(url, session: robotsSession, gate: scopeGate) }
         let session = HTTPSession(
             clients: clients, configuration: configuration.fetch, politeness: politeness,
-            crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil }, logger: configuration.logger)
+            crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil }, health: health,
+            logger: configuration.logger)
         let gate: RequestGate = { url in
             if let refusal = await scopeGate(url) { return refusal }
-            if honourRobots, await !robots.allows(url) { return .robots }
+            // An origin given up on (its robots.txt unreachable) is a failure, not a refusal:
+            // its images are kept from the last run.
+            if honourRobots, await !robots.allows(url) {
+                return robots.fetchedPolicy(for: url)?.isUnreachable == true ? .networkError : .robots
+            }
             return nil
         }
 
@@ -171,9 +179,10 @@ public struct MirrorEngine: Sendable {
         if !dryRun, newImagesFolder, await storage.previousManifest == nil { await storage.publishOnStage() }
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
-        let collector = Collector(
+        var collector = Collector(
             configuration: configuration, progress: progress, chain: chain, loader: loader, storage: storage, window: window,
             revalidatesInBatches: pipelined && window > configuration.fetch.concurrency)
+        if configuration.validation.honourRobots { collector.robots = robots }
         let collected = await collector.run(crawler: crawler, start: start)
         await loader.finishStreams()
         let fetchedAt = Date()
@@ -381,6 +390,12 @@ public struct MirrorEngine: Sendable {
             let raw = error.reason.rawValue
             if raw.hasPrefix("http-4") || error.reason.isPolicy || raw == "too-many-redirects" || raw == "redirect-loop" {
                 return .allowAll
+            }
+            // No answer at all (refused, timed out, no such host): the origin is given up on
+            // for the run, so its keys fail at once rather than one by one.
+            if error.reason == .networkError || error.reason == .timeout {
+                session.health.giveUp(url)
+                return .unreachable
             }
             return .disallowAll
         }

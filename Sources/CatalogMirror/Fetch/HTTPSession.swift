@@ -24,6 +24,8 @@ struct HTTPSession: Sendable {
     let crawlDelay: @Sendable (CanonicalURL) async -> Duration?
     /// Cuts off attempts past their deadline.
     let watchdog = DeadlineWatchdog()
+    /// The origins this run gave up on (shared by every session of a run).
+    let health: OriginHealth
     /// Told of every request at `debug`: method, URL, status (or the error) and the time to
     /// the response's head; and of every retry.
     let logger: Logger
@@ -31,8 +33,9 @@ struct HTTPSession: Sendable {
     init(
         clients: HTTPClients, configuration: FetchConfiguration, politeness: Politeness? = nil,
         crawlDelay: @escaping @Sendable (CanonicalURL) async -> Duration? = { _ in nil },
-        logger: Logger = MirrorConfiguration.silentLogger
+        health: OriginHealth = OriginHealth(), logger: Logger = MirrorConfiguration.silentLogger
     ) {
+        self.health = health
         self.clients = clients
         self.configuration = configuration
         self.politeness = politeness ?? Politeness(rate: configuration.rate, perHost: configuration.connectionsPerHost)
@@ -92,6 +95,7 @@ struct HTTPSession: Sendable {
         }
         while true {
             attempt += 1
+            if health.isGivenUp(url) { throw OriginHealth.failure(url) }
             // The host's slot is held for the whole attempt, body included.
             await politeness.acquire(host: url.host, crawlDelay: await crawlDelay(url))
             let outcome = await attemptWithinDeadline(
@@ -193,12 +197,17 @@ struct HTTPSession: Sendable {
             for (name, value) in requestHeaders(for: current, headers) { request.headers.add(name: name, value: value) }
             let response: HTTPClientResponse
             let sentAt = ContinuousClock.now
+            if health.isGivenUp(current) { throw .final(OriginHealth.failure(current)) }
             do {
                 response = try await clients.client(for: current).execute(request, deadline: until)
             } catch {
                 logger.debug("\(method.rawValue) \(current) failed after \(Self.seconds(sentAt.duration(to: .now))): \(error)")
+                if !(error is CancellationError), health.unanswered(current) {
+                    logger.info("\(current.origin) did not answer \(health.giveUpAfter) times in a row: given up on for this run")
+                }
                 throw await failure(error, url: current)
             }
+            health.answered(current)
             let status = Int(response.status.code)
             logger.debug("\(method.rawValue) \(current) \(status) \(Self.seconds(sentAt.duration(to: .now)))")
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {

@@ -270,6 +270,7 @@ struct HTTPImageSource: ImageSource {
     /// nothing that paces requests (`--rate`, a `Crawl-delay`).
     private func isPipelined(_ key: CanonicalURL) async -> Bool {
         guard key.scheme == "http", session.configuration.rate == nil, session.clients.routes.proxy(for: key) == nil,
+            !session.health.isGivenUp(key),
             session.clients.pipelined != nil
         else { return false }
         return await session.crawlDelay(key) == nil

@@ -70,10 +70,13 @@ struct FeedItemReader {
             photos.add(content)
         }
         guard !photos.isEmpty else { return [] }
-        let title = itemTitle
+        // The item's title is its photo's when it holds one photo; an item of several (a post
+        // with a gallery) is their album, and its title names none of them. A caption the
+        // item's content gives its photo is the photo's own, and stays.
+        let title = photos.count == 1 ? itemTitle : nil
         let metadata = itemMetadata
         photos.update { reference in
-            if let title {
+            if let title, reference.titleSource != .caption {
                 if let own = reference.title, own != title, reference.titleSource == .catalog,
                     reference.metadata["caption"] == nil
                 {

@@ -28,6 +28,18 @@ struct PageReading {
     private var scriptBytes = 0
     /// The photo of the last `<img>` read: a caption element after it titles it.
     private var lastImagePhoto: Int?
+    /// The serial numbers of that image and of its nearest ancestors (`captionReach` of them):
+    /// a caption titles it only from within one of them (its own cell, block or line) or right
+    /// after it (`captionGap`), never from across the page (a comment form's heading after a
+    /// post's last photo).
+    private var lastImageSerial = 0
+    private var lastImageAncestors: [Int] = []
+    /// How many of an image's ancestors its caption may share (the gallery cell of a
+    /// `<li><div><a><img>` holds its `<div class="gallerytext">`).
+    static let captionReach = 3
+    /// How many elements may come between an image and a caption after it (llgal's slide puts
+    /// `<p class="caption">` right after the table its image is in).
+    static let captionGap = 3
     /// Photos a caption element already titled (the first caption after an image is its own).
     private var captioned: Set<Int> = []
     /// Inline script text kept per page at most; the rest is ignored. The inline data of a
@@ -221,11 +233,13 @@ struct PageReading {
         let photo = photoNumber(of: node)
         let first = images.count
         defer {
-            if Self.isDecorative(node) {
+            if Self.isDecorative(node) || Self.isFurniture(node) {
                 for index in first..<images.count { images[index].isDecoration = true }
             }
         }
         lastImagePhoto = photo
+        lastImageSerial = node.serial
+        lastImageAncestors = Self.ancestorSerials(of: node, count: Self.captionReach)
         let lazy = HTMLScanner.lazySourceAttributes.compactMap { node.attribute($0)?.nonEmptyURL }
         let lazySrcset = ["data-srcset", "data-lazy-srcset"].contains { node.attribute($0)?.nonEmpty != nil }
         let width = node.attribute("width").flatMap { Int($0.trimmingSpaces) }
@@ -249,6 +263,8 @@ struct PageReading {
     /// text: the title of the image just before it, without a "(2/8)" position.
     private mutating func readCaption(_ node: PageElement) {
         guard let photo = lastImagePhoto, !captioned.contains(photo),
+            node.serial - lastImageSerial <= Self.captionGap
+                || !Self.ancestorSerials(of: node, count: 2).allSatisfy({ !lastImageAncestors.contains($0) }),
             node.elementChildren.allSatisfy({ Self.inlineElements.contains($0.name) }),
             let text = Self.label(Self.removingPositions(node.text))
         else { return }
@@ -259,6 +275,50 @@ struct PageReading {
     /// Class words that mark an image as the site's furniture rather than a photo.
     private static let decorationWords = ["spinner", "loader", "loading", "icon", "emoji", "logo", "avatar", "sprite", "arrow"]
 
+    /// Whether an image sits in the site's furniture: the page's own header or footer (not an
+    /// article's), a sidebar or a widget area, by element, ARIA role or class/id word. An image
+    /// there that is content (linked to its own larger file, or captioned in its figure) is not.
+    static func isFurniture(_ image: PageElement) -> Bool {
+        var current = image.parent
+        var furniture = false
+        // Whether the furniture found is a `<header>` or `<footer>` element, which inside an
+        // article, the main content or a section is that part's own (a post's featured image).
+        var isOwnPart = false
+        while let element = current {
+            switch element.name {
+            case "a":
+                if let href = element.attribute("href"), HTMLScanner.hasImageExtension(href) { return false }
+            case "figure":
+                if element.elementChildren.contains(where: { $0.name == "figcaption" }) { return false }
+            case "article", "main", "section":
+                if !furniture || isOwnPart { return false }
+            case "header", "footer":
+                if !furniture { (furniture, isOwnPart) = (true, true) }
+            case "aside":
+                (furniture, isOwnPart) = (true, false)
+            default:
+                break
+            }
+            if isFurnitureRole(element) { (furniture, isOwnPart) = (true, false) }
+            current = element.parent
+        }
+        return furniture
+    }
+
+    /// ARIA landmarks of a site's frame, and the class and id words themes give it.
+    private static let furnitureRoles: Set<String> = ["banner", "contentinfo", "complementary"]
+    private static let furnitureWords = ["footer", "masthead", "site-header", "sidebar", "widget", "site-logo", "poweredby"]
+
+    private static func isFurnitureRole(_ element: PageElement) -> Bool {
+        if let role = element.attribute("role")?.lowercased().trimmingSpaces, furnitureRoles.contains(role) { return true }
+        for name in ["id", "class"] {
+            guard let value = element.attribute(name), !value.isEmpty else { continue }
+            let words = value.lowercased().split(whereSeparator: { $0.isWhitespace })
+            if words.contains(where: { word in furnitureWords.contains(where: word.includes) }) { return true }
+        }
+        return false
+    }
+
     static func isDecorative(_ image: PageElement) -> Bool {
         guard let classes = image.attribute("class")?.lowercased() else { return false }
         return classes.split(whereSeparator: { $0.isWhitespace }).contains { token in
@@ -266,20 +326,33 @@ struct PageReading {
         }
     }
 
-    private static let inlineElements: Set<String> = ["br", "em", "i", "b", "strong", "span", "small", "q", "cite"]
+    private static let inlineElements: Set<String> = ["br", "em", "i", "b", "strong", "span", "small", "q", "cite", "p"]
+
+    /// The serial numbers of `node`'s nearest `count` ancestors, nearest first.
+    private static func ancestorSerials(of node: PageElement, count: Int) -> [Int] {
+        var serials: [Int] = []
+        var current = node.parent
+        while let element = current, serials.count < count {
+            serials.append(element.serial)
+            current = element.parent
+        }
+        return serials
+    }
 
     /// Whether a class attribute names a caption: a token with "caption" or "comment" in it
     /// (not the technical details some generators list beside it).
     static func isCaptionClass(_ classes: String) -> Bool {
         // Most class attributes are ASCII and name neither word: no lower-casing, no split.
         if classes.utf8.allSatisfy({ $0 < 0x80 }), !classes.includesASCIICaseInsensitive("caption"),
-            !classes.includesASCIICaseInsensitive("comment")
+            !classes.includesASCIICaseInsensitive("comment"), !classes.includesASCIICaseInsensitive("gallerytext")
         {
             return false
         }
         return classes.lowercased().split(whereSeparator: { $0.isWhitespace }).contains { token in
-            (token.includes("caption") || token.includes("comment"))
-                && !["tech", "count", "exif", "meta", "form", "author", "link"].contains(where: token.includes)
+            token == "gallerytext"
+                || ((token.includes("caption") || token.includes("comment"))
+                    && !["tech", "count", "exif", "meta", "form", "author", "link", "reply", "respond"].contains(
+                        where: token.includes))
         }
     }
 
@@ -476,8 +549,9 @@ struct PageReading {
     /// Words gallery generators put around a file name or use alone for a link to an image.
     private static let stockWords: Set<String> = [
         "click", "to", "see", "view", "open", "show", "the", "a", "an", "of", "in", "at", "full", "size", "full-size",
-        "fullsize", "scaled", "image", "picture", "photo", "thumbnail", "thumb", "original", "enlarge", "zoom",
-        "download", "big", "large", "small", "larger", "version", "previous", "prev", "next", "slide", "return",
+        "fullsize", "scaled", "image", "picture", "photo", "thumbnail", "thumb", "original", "enlarge", "zoom", "file",
+        "download", "big", "large", "small", "larger", "version", "previous", "prev", "next", "slide", "return", "for",
+        "as",
         "index", "back", "here", "this", "resolution", "high", "hi-res", "fullscreen", "screen",
     ]
 
@@ -594,6 +668,51 @@ struct PageReading {
         return result
     }
 
+    /// Whether `text` only gives a size: "2,560 × 1,600 pixels", "800x600", "320 × 200 px".
+    static func isDimensions(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        guard let times = lowered.firstIndex(where: { $0 == "×" || $0 == "x" }) else { return false }
+        let width = lowered[..<times].trimmingCharacters(in: .whitespaces)
+        let rest = lowered[lowered.index(after: times)...].trimmingCharacters(in: .whitespaces)
+        let height = rest.prefix { $0.isNumber || $0 == "," || $0 == "." }
+        guard let first = width.first, first.isNumber, width.allSatisfy({ $0.isNumber || $0 == "," || $0 == "." }),
+            height.first?.isNumber == true
+        else { return false }
+        let units = rest.dropFirst(height.count).split { !$0.isLetter }
+        return units.allSatisfy { ["pixels", "pixel", "px"].contains($0) }
+    }
+
+    /// Month and day names (English, as wikis and blogs print dates), for `isDate`.
+    private static let dateWords: Set<String> = [
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+        "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday",
+        "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue", "wed", "thu", "fri", "sat",
+        "sun", "am", "pm", "utc", "gmt", "at", "of", "th", "st", "nd", "rd",
+    ]
+
+    /// Whether `text` only gives a date or a time: "04:19, 28 November 2026", "2024-05-12",
+    /// "May 2, 2024", beside stock words ("Thumbnail for version as of 04:19, 28 November
+    /// 2026", a file history's alt text).
+    static func isDate(_ text: String) -> Bool {
+        let words = text.lowercased().split { !$0.isLetter }.map(String.init)
+        guard text.contains(where: \.isNumber), words.allSatisfy({ dateWords.contains($0) || stockWords.contains($0) }),
+            text.unicodeScalars.allSatisfy({ scalar in
+                scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.isWhitespace
+                    || ":,.-/+()".unicodeScalars.contains(scalar)
+            })
+        else { return false }
+        // A month's name, a time (04:19) or an ISO date (2024-05-12) makes it a date.
+        let digitGroups = text.split { !$0.isNumber }
+        let hasTime = text.contains(":") && digitGroups.count >= 2
+        let hasISODate = digitGroups.first?.count == 4 && text.contains("-") && digitGroups.count >= 3
+        return words.contains(where: monthWords.contains) || hasTime || hasISODate
+    }
+
+    private static let monthWords: Set<String> = [
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+        "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    ]
+
     /// Text fit to show as a label: white space collapsed, not empty, and not a file name, path
     /// or URL (a name only the file system chose is no title), nor a generator's stock words
     /// around one ("Scaled image fern.jpg", "Click to see full size fern.jpg", "fern thumb",
@@ -610,6 +729,7 @@ struct PageReading {
             return nil
         }
         if !text.includes(" "), text.includes("/") { return nil }
+        if isDimensions(text) || isDate(text) { return nil }
         // A text of at most `maxLength` bytes has at most as many characters: no copy.
         return text.utf8.count <= maxLength ? text : String(text.prefix(maxLength))
     }

@@ -528,7 +528,7 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 {{^isAlbum}}
   <h1>{{siteTitle}}</h1>
 {{/isAlbum}}
-  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCount}} photos{{/hasItems}}{{#showsTotal}} ({{photoCount}} photos in all){{/showsTotal}}.</p>
+  <p class="about">Offline copy of <code>{{source}}</code>{{#hasItems}}, {{itemCountLabel}}{{/hasItems}}{{#showsTotal}} ({{photoCountLabel}} in all){{/showsTotal}}.</p>
 </header>
 <main id="content" tabindex="-1">
 <section class="results" id="search-results" hidden aria-labelledby="results-title">
@@ -541,7 +541,7 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
   <h2 id="albums-title">Albums</h2>
   <ul class="album-list">
 {{#albums}}
-    <li><a class="album" href="{{href}}">{{#cover}}<img src="{{cover}}" alt=""{{#coverWidth}} width="{{coverWidth}}" height="{{coverHeight}}"{{/coverWidth}} loading="lazy">{{/cover}}<span class="title">{{title}}</span> <span class="count">{{count}} photos</span></a>
+    <li><a class="album" href="{{href}}">{{#cover}}<img src="{{cover}}" alt=""{{#coverWidth}} width="{{coverWidth}}" height="{{coverHeight}}"{{/coverWidth}} loading="lazy">{{/cover}}<span class="title">{{title}}</span> <span class="count">{{countLabel}}</span></a>
 {{#hasChildren}}    <ul>
 {{/hasChildren}}
 {{^hasChildren}}    </li>

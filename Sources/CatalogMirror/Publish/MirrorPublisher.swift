@@ -304,9 +304,10 @@ struct MirrorPublisher: Sendable {
                 }
                 let depth = child.depth
                 let nextDepth = position + 1 < below.count ? site.albums[below[position + 1]].depth : album.depth + 1
-                names += ["title", "count", "hasChildren", "closes", "depth"]
+                names += ["title", "count", "countLabel", "hasChildren", "closes", "depth"]
                 values += [
-                    .text(child.title), .number(site.totalPhotos(albumIndex)), .flag(nextDepth > depth),
+                    .text(child.title), .number(site.totalPhotos(albumIndex)),
+                    .text(Self.photos(site.totalPhotos(albumIndex))), .flag(nextDepth > depth),
                     .list(Array(repeating: TemplateObject.empty, count: max(0, depth - nextDepth))),
                     .number(depth - album.depth),
                 ]
@@ -319,7 +320,7 @@ struct MirrorPublisher: Sendable {
         var names = [
             "up", "siteTitle", "isAlbum", "pageTitle", "hasPagination", "pageNumber", "pageCount", "feed", "script", "home",
             "searchIndex", "breadcrumbs", "source", "hasItems", "itemCount", "showsTotal", "photoCount", "hasAlbums",
-            "albums", "albumTitle", "firstPosition", "items", "pages", "generatedAt",
+            "albums", "albumTitle", "firstPosition", "items", "pages", "generatedAt", "itemCountLabel", "photoCountLabel",
         ]
         var values: [TemplateObject.Value] = [
             .text(up), .text(site.siteTitle), .flag(page.album != 0), .text(album.title), .flag(page.count > 1),
@@ -330,7 +331,8 @@ struct MirrorPublisher: Sendable {
             .flag(page.album == 0 && site.photoCount != album.photos.count), .number(site.photoCount),
             .flag(!index.isEmpty), .list(index), .text(album.title), .number(page.photos.lowerBound + 1), .list(items),
             .list(Self.pageLinks(current: page.number, count: page.count) { href(album.fileBase, $0) }),
-            .text(Timestamp.string(manifest.generatedAt)),
+            .text(Timestamp.string(manifest.generatedAt)), .text(Self.photos(album.photos.count)),
+            .text(Self.photos(site.photoCount)),
         ]
         if page.number > 1 {
             names.append("previous")
@@ -342,6 +344,9 @@ struct MirrorPublisher: Sendable {
         }
         return TemplateObject(names: names, values: values)
     }
+
+    /// A count of photos in words: "1 photo", "12 photos".
+    static func photos(_ count: Int) -> String { count == 1 ? "1 photo" : "\(count) photos" }
 
     /// Pages within this distance of the current one are linked, besides the first two and the
     /// last two; up to `2 * pageWindow + 5` pages, every page is.

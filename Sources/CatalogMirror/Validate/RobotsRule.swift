@@ -10,7 +10,12 @@ struct RobotsRule: ValidationHandler {
     }
 
     func handle(_ candidate: Candidate) async -> Verdict {
-        guard await robots.allows(candidate.key) else { return .rejected(.robots) }
+        guard await robots.allows(candidate.key) else {
+            // An origin that does not answer refuses nothing: its keys are asked for and fail
+            // at once (the run gave the origin up), keeping what the last run published.
+            if robots.fetchedPolicy(for: candidate.key)?.isUnreachable == true { return await passOn(candidate) }
+            return .rejected(.robots)
+        }
         return await passOn(candidate)
     }
 }

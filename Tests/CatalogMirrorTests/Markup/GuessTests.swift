@@ -68,3 +68,64 @@ struct GuessTests {
         #expect(!(try isAPI(#"{"version": "https://jsonfeed.org/version/1.1", "items": []}"#)))
     }
 }
+
+/// Labels that are no title, captions that belong to another part of the page, and the site's
+/// furniture (issue 36's CMS galleries).
+@Suite("What titles a photo, and what is furniture")
+struct PageFurnitureTests {
+    @Test("sizes and dates are no title")
+    func sizesAndDates() {
+        for text in [
+            "2,560 × 1,600 pixels", "800x600", "320 × 200 px", "04:19, 28 November 2026", "2024-05-12",
+            "May 2, 2024", "Thumbnail for version as of 04:19, 28 November 2026",
+        ] {
+            #expect(PageReading.label(text) == nil, "\(text)")
+        }
+        for text in ["photo 699", "May", "Room 101", "12.50", "Before the storm", "Ten past ten", "A 2x4 plank"] {
+            #expect(PageReading.label(text) != nil, "\(text)")
+        }
+    }
+
+    @Test("a caption titles the image beside it, never one far back up the page")
+    func captionsNearby() throws {
+        let html = """
+            <main><figure class="wp-block-gallery"><figure><a href="a.jpg"><img src="a-1024.jpg" alt="Drop"></a>
+            <figcaption>A single drop</figcaption></figure></figure>
+            <p>Posted May 2</p><div class="wp-block-comments"><h2>Comments</h2><div id="respond" class="comment-respond">
+            <h3 id="reply-title" class="comment-reply-title">Leave a Reply <small>Cancel reply</small></h3></div></div>
+            <div class="post"><img src="b.jpg" alt=""><p>Some text.</p><div><div><span class="photo-caption">Far below</span>
+            </div></div></div>
+            <ul><li class="gallerybox"><div class="thumb"><a href="/wiki/File:C.jpg"><img src="c-120.jpg" alt="c"></a></div>
+            <div class="gallerytext"><p>Water at dawn</p></div></li></ul>
+            <table><tr><td><a href="d.jpg"><img src="d-800.jpg" alt="Scaled image d.jpg"></a></td></tr></table>
+            <p class="caption">Alpine Lake at Dawn (1/8)</p></main>
+            """
+        let scan = try HTMLScanner.scan(Array(html.utf8), url: "http://h/", encoding: "UTF-8")
+        let titles = Dictionary(scan.images.map { ($0.url, $0.title) }) { first, _ in first }
+        #expect(titles["a-1024.jpg"] == "A single drop")
+        #expect(titles["b.jpg"] == .some(nil), "\(String(describing: titles["b.jpg"]))")
+        #expect(titles["c-120.jpg"] == "Water at dawn")
+        #expect(titles["d-800.jpg"] == "Alpine Lake at Dawn")
+    }
+
+    @Test("images in the site's header, footer, sidebar or widgets are furniture, unless they are content")
+    func furniture() throws {
+        let html = """
+            <header class="wp-block-template-part"><a href="/"><img class="wp-image-3" src="/logo.png"></a></header>
+            <main><article><header class="entry-header"><img src="/featured.jpg" alt="Featured"></header>
+            <img src="/content.jpg" alt="Content"></article></main>
+            <aside><img src="/widget.png"></aside>
+            <div id="footer" role="contentinfo"><ul id="footer-icons"><li id="footer-poweredbyico">
+            <a href="https://www.mediawiki.org/"><img src="/poweredby.png" srcset="/poweredby-2x.png 2x"></a></li></ul>
+            <a href="/big.jpg"><img src="/footer-photo.jpg" alt="A photo in the footer"></a></div>
+            """
+        let scan = try HTMLScanner.scan(Array(html.utf8), url: "http://h/", encoding: "UTF-8")
+        let decoration = Dictionary(scan.images.map { ($0.url, $0.isDecoration) }) { first, _ in first }
+        for furniture in ["/logo.png", "/widget.png", "/poweredby.png", "/poweredby-2x.png"] {
+            #expect(decoration[furniture] == true, "\(furniture)")
+        }
+        for content in ["/featured.jpg", "/content.jpg", "/footer-photo.jpg", "/big.jpg"] {
+            #expect(decoration[content] == false, "\(content)")
+        }
+    }
+}

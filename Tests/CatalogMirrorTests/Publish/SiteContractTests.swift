@@ -91,14 +91,15 @@ struct SiteContractTests {
                 guard case .rendered(_, let input?) = work else { return "none" }
                 return input
             }
-        // As version 2 hashed the fixture's pages from their `[String: Any]` contexts.
+        // Version 2's hashing of the fixture's pages, their contexts holding the count labels
+        // (`countLabel`, `itemCountLabel`, `photoCountLabel`).
         #expect(
             inputs == [
-                "ccfe903e6cab36ca5f56b5908368eea0f5828c17f4c4342f9a04f55d4ef548e4",
-                "2f86925e9382755273cf554f5f42a2a4b404b5a8539ec02aa355b4225f7590ac",
-                "b33d3a2d5d71fdd392f913b3c32ffac6f0821715076bf02ab55a15838fc439ba",
-                "e372403db05d357b746f9c824db8654923db3f7d8bad672173f804548b235f12",
-                "85d19e1ce7ef4450b94f3aa3ff9bae36ab60f4088fb88401959edb5a607d3c28",
+                "e8ed59395bd008726014d996033bbdc30023da9d3b3d95bc138019eb9d8dc648",
+                "e2abc0ec9c45f01f932f832a854158c2603661fcfe2ebc3e12d23f6203659c40",
+                "83e05848977b5231e9de7f3be6ba0404803fa4b58db599ad9a99533ecf90a517",
+                "9c1a6faeb0ccf7028c6573be7ec0480c3cc412c48922f7920d5372bb95ce1c23",
+                "f33cde0309c5f34cb3e693eab7b442585ae0573ecfdab60eeb2d27b6085a7e45",
             ])
     }
 
