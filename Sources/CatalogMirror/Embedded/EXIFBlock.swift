@@ -15,7 +15,7 @@ enum EXIFBlock {
     static func read(_ bytes: ArraySlice<UInt8>) -> EmbeddedMetadata {
         var block = Array(bytes)
         if !block.starts(with: header) { block = header + block }
-        guard block.count > header.count + 8, let data = exif_data_new() else { return damaged }
+        guard hasTIFFHeader(block[header.count...]), let data = exif_data_new() else { return damaged }
         defer { exif_data_unref(data) }
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
@@ -25,7 +25,8 @@ enum EXIFBlock {
         let order = exif_data_get_byte_order(data)
         let ifds = data.pointee.ifd
         let fields = Fields(order: order, main: ifds.0, exif: ifds.2, gps: ifds.3)
-        guard fields.hasEntries else { return damaged }
+        // A valid block may hold no entry at all (GIMP writes an empty IFD0): nothing to say.
+        guard fields.hasEntries else { return EmbeddedMetadata() }
 
         var metadata = EmbeddedMetadata()
         metadata.taken = takenDate(
@@ -50,6 +51,25 @@ enum EXIFBlock {
     }
 
     private static let header: [UInt8] = Array("Exif".utf8) + [0, 0]
+
+    /// Whether `tiff` starts with a TIFF header (byte order, 42, the offset of IFD0) whose first
+    /// IFD lies inside it: what tells a damaged block from one that says nothing.
+    static func hasTIFFHeader(_ tiff: ArraySlice<UInt8>) -> Bool {
+        let bytes = Array(tiff)
+        guard bytes.count >= 10 else { return false }
+        let little: Bool
+        switch (bytes[0], bytes[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return false
+        }
+        func number(_ offset: Int, _ count: Int) -> Int {
+            let slice = bytes[offset..<offset + count]
+            return (little ? slice.reversed() : Array(slice)).reduce(0) { $0 << 8 | Int($1) }
+        }
+        let first = number(4, 4)
+        return number(2, 2) == 42 && first >= 8 && first + 2 <= bytes.count
+    }
     private static var damaged: EmbeddedMetadata {
         var metadata = EmbeddedMetadata()
         metadata.problem = "its EXIF block could not be read"

@@ -183,13 +183,15 @@ enum PhotoView {
         return text
     }
 
-    /// `107 mm · f/5.6 · 1/80 s · ISO 400`, of the parts known; nil when none is.
+    /// `107 mm · f/5.6 · 1/80 s · ISO 400` (no-break spaces inside each part), of the parts
+    /// known; nil when none is.
     static func exposureText(_ exposure: EmbeddedMetadata.Exposure) -> String? {
         var parts: [String] = []
-        if let focal = exposure.focalLength { parts.append(JSONText.number(focal) + " mm") }
+        // A part never breaks across lines (no-break spaces inside it); the line breaks between parts.
+        if let focal = exposure.focalLength { parts.append(JSONText.number(focal) + "\u{A0}mm") }
         if let aperture = exposure.aperture { parts.append("f/" + JSONText.number(aperture)) }
-        if let time = exposure.exposureTime { parts.append(time + " s") }
-        if let iso = exposure.iso { parts.append("ISO \(iso)") }
+        if let time = exposure.exposureTime { parts.append(time + "\u{A0}s") }
+        if let iso = exposure.iso { parts.append("ISO\u{A0}\(iso)") }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 

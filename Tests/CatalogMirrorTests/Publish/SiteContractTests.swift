@@ -21,14 +21,31 @@ struct SiteContractTests {
         let date = Date(timeIntervalSince1970: 1_790_000_000)
         func item(
             _ name: String, album: String, title: String?, bytes: Int64, width: Int? = nil, of original: String? = nil,
-            metadata: [String: String]? = nil, query: String = ""
+            metadata: [String: String]? = nil, query: String = "", embedded: EmbeddedMetadata? = nil
         ) -> Manifest.Item {
-            Manifest.Item(
+            var item = Manifest.Item(
                 key: "http://h/g/\(name).jpg\(query)", path: "images/\(name)-0a1b2c.jpg", sha256: "ab", bytes: bytes,
                 contentType: "image/jpeg", title: title, metadata: metadata, album: album,
                 variantOf: original.map { "http://h/g/\($0).jpg" }, firstSeen: date, lastChecked: date, width: width,
                 height: width.map { $0 * 3 / 4 })
+            item.embedded = embedded
+            return item
         }
+        func dated(_ taken: String) -> EmbeddedMetadata {
+            var metadata = EmbeddedMetadata()
+            metadata.taken = taken
+            return metadata
+        }
+        // What a file says about itself, every field, with `<>&"'` in its texts.
+        var street = EmbeddedMetadata()
+        street.taken = "2019-06-01T18:30:05+02:00"
+        street.camera = "Canon <EOS> \"5D\""
+        street.lens = "EF24-105mm f/4L & 'IS'"
+        street.exposure = EmbeddedMetadata.Exposure(focalLength: 50, aperture: 8, exposureTime: "1/250", iso: 200)
+        street.location = EmbeddedMetadata.Location(latitude: 48.8583701, longitude: -2.2944813)
+        street.keywords = ["night", "<street>"]
+        street.creator = "Jane & Joe"
+        street.copyright = "© 2019 <Jane>"
         let start = "http://h/g/"
         let nature = "http://h/g/nature/"
         let birds = "http://h/g/nature/birds/"
@@ -40,10 +57,10 @@ struct SiteContractTests {
                 metadata: ["description": "Dawn <over> the \"water\" & 'hills'", "price": "12 < 13 & 'x'", "<k>": "\"v\""]),
             item("lake-small", album: nature, title: nil, bytes: 90_000, width: 800, of: "lake"),
             item("lake-thumb", album: nature, title: nil, bytes: 9_000, width: 200, of: "lake"),
-            item("tree", album: nature, title: nil, bytes: 5_000, query: "?a=1&b='2'"),
+            item("tree", album: nature, title: nil, bytes: 5_000, query: "?a=1&b='2'", embedded: dated("2008-01-21")),
             item("autumn-maple", album: nature, title: "autumn-maple", bytes: 12_345, width: 300),
             item("wren", album: birds, title: "Wren", bytes: 1_500_000, width: 1024, metadata: ["alt": "Nature & <co>"]),
-            item("street", album: city, title: "Street", bytes: 42, width: 10),
+            item("street", album: city, title: "Street", bytes: 42, width: 10, embedded: street),
             item("sun", album: start, title: nil, bytes: 1_000, width: 16, metadata: ["caption": "Sun & 'sky'"]),
         ]
         return Manifest(
@@ -58,6 +75,14 @@ struct SiteContractTests {
     static func contractTemplate() throws -> SiteTemplate {
         try SiteTemplate(
             files: ["page.mustache": Array(try Data(contentsOf: fixtures.appendingPathComponent("page.mustache")))],
+            origin: "site-contract")
+    }
+
+    /// `Fixtures/site-contract/file-metadata.mustache`: the names of what a photo's file says
+    /// about itself, and the page's order by date.
+    static func fileMetadataTemplate() throws -> SiteTemplate {
+        try SiteTemplate(
+            files: ["page.mustache": Array(try Data(contentsOf: fixtures.appendingPathComponent("file-metadata.mustache")))],
             origin: "site-contract")
     }
 
@@ -78,6 +103,18 @@ struct SiteContractTests {
             try? Data(output.utf8).write(to: URL(fileURLWithPath: NSTemporaryDirectory() + "site-contract-actual.txt"))
         }
         #expect(output == expected, "not expected.txt: the output is \(NSTemporaryDirectory())site-contract-actual.txt")
+    }
+
+    @Test("the names of what a file says about itself render as expected-file-metadata.txt, only where they apply")
+    func fileMetadataNames() throws {
+        let output = Self.rendered(with: try Self.fileMetadataTemplate())
+        let expected = String(
+            decoding: try Data(contentsOf: Self.fixtures.appendingPathComponent("expected-file-metadata.txt")), as: UTF8.self)
+        if output != expected {
+            try? Data(output.utf8).write(to: URL(fileURLWithPath: NSTemporaryDirectory() + "site-contract-file-metadata.txt"))
+        }
+        #expect(
+            output == expected, "not expected-file-metadata.txt: the output is \(NSTemporaryDirectory())site-contract-file-metadata.txt")
     }
 
     @Test("each page's fingerprint is the one earlier versions wrote for the same input, so no mirror renders again")
