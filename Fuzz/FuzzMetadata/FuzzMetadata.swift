@@ -12,9 +12,10 @@ public func fuzzMetadata(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     let metadata = EmbeddedMetadataReader.read(bytes: wrapped(input))
-    for text in [metadata.taken, metadata.camera, metadata.lens, metadata.creator, metadata.copyright, metadata.title,
-        metadata.caption, metadata.exposure?.exposureTime] + (metadata.keywords ?? []).map(Optional.some)
-    {
+    for text in [
+        metadata.taken, metadata.camera, metadata.lens, metadata.creator, metadata.copyright, metadata.title,
+        metadata.caption, metadata.exposure?.exposureTime,
+    ] + (metadata.keywords ?? []).map(Optional.some) {
         guard let text else { continue }
         precondition(!text.isEmpty && text.count <= 2_000, "text \(text.count)")
         precondition(!text.unicodeScalars.contains { $0.properties.generalCategory == .control }, "control \(text)")
@@ -51,7 +52,8 @@ func wrapped(_ input: [UInt8]) -> [UInt8] {
     case 1:
         return segment(0xE1, Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + body)
     case 2:
-        let resource = Array("8BIM".utf8) + [0x04, 0x04, 0, 0] + bigEndian(body.count, 4) + body + (body.count % 2 == 1 ? [0] : [])
+        let resource =
+            Array("8BIM".utf8) + [0x04, 0x04, 0, 0] + bigEndian(body.count, 4) + body + (body.count % 2 == 1 ? [0] : [])
         return segment(0xED, Array("Photoshop 3.0".utf8) + [0] + resource)
     case 3:
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

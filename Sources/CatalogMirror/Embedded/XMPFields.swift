@@ -19,7 +19,8 @@ enum XMPFields {
         let creators = properties.creators.prefix(20).compactMap(EmbeddedMetadata.cleaned)
         metadata.creator = creators.isEmpty ? nil : EmbeddedMetadata.cleaned(creators.joined(separator: ", "))
         metadata.copyright = EmbeddedMetadata.cleaned(properties.rights)
-        metadata.taken = [properties.dateTimeOriginal, properties.dateCreated, properties.createDate].lazy
+        metadata.taken =
+            [properties.dateTimeOriginal, properties.dateCreated, properties.createDate].lazy
             .compactMap { $0.flatMap(date) }.first
         metadata.camera = EXIFBlock.camera(make: properties.make, model: properties.model)
         metadata.lens = EmbeddedMetadata.cleaned(properties.lensModel)

@@ -106,7 +106,9 @@ enum SearchIndex {
                 out.append(UInt8(ascii: ","))
                 let details = PhotoView.details(of: photo, albumTitle: albumTitle)
                 let embedded = PhotoView.embedded(of: photo)
-                let fileWords = (embedded?.keywords ?? []) + [embedded?.camera, embedded?.lens, embedded?.creator, embedded?.year].compactMap { $0 }
+                let fileWords =
+                    (embedded?.keywords ?? [])
+                    + [embedded?.camera, embedded?.lens, embedded?.creator, embedded?.year].compactMap { $0 }
                 text(([details.caption].compactMap { $0 } + details.fields.map(\.value) + fileWords).joined(separator: " "))
                 out.append(UInt8(ascii: ","))
                 text(embedded?.taken ?? "")

@@ -114,7 +114,8 @@ struct SiteContractTests {
             try? Data(output.utf8).write(to: URL(fileURLWithPath: NSTemporaryDirectory() + "site-contract-file-metadata.txt"))
         }
         #expect(
-            output == expected, "not expected-file-metadata.txt: the output is \(NSTemporaryDirectory())site-contract-file-metadata.txt")
+            output == expected,
+            "not expected-file-metadata.txt: the output is \(NSTemporaryDirectory())site-contract-file-metadata.txt")
     }
 
     @Test("each page's fingerprint is the one earlier versions wrote for the same input, so no mirror renders again")

@@ -23,7 +23,8 @@ struct BrowserTests {
         .deletingLastPathComponent().appendingPathComponent("Browser/site_test.py")
 
     @Test(
-        "photo view, search, Back, keyboard, 375 px and axe-core in Chromium on the sample, sigal and lazygal mirrors, and EXIF in the photo view")
+        "photo view, search, Back, keyboard, 375 px and axe-core in Chromium on the sample, sigal and lazygal mirrors, and EXIF in the photo view"
+    )
     func browser() async throws {
         try ExternalTool.require(.playwright, .chromium)
         let directory = try TemporaryDirectory()

@@ -48,7 +48,9 @@ struct EmbeddedMetadataSyncTests {
         try Manifest.read(from: output.appendingPathComponent("manifest.json"))
     }
 
-    @Test("the manifest carries what each file says, a photo with no title on the page shows its IPTC title, and a 304 keeps it all")
+    @Test(
+        "the manifest carries what each file says, a photo with no title on the page shows its IPTC title, and a 304 keeps it all"
+    )
     func manifestAndSite() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -59,7 +61,8 @@ struct EmbeddedMetadataSyncTests {
             let first = try await Binary.run(["sync", origin + "gallery/", "--out", output.path], in: directory.url)
             #expect(first.status == 0, "\(first.stderr)")
             let manifest = try Self.manifest(output)
-            let items = Dictionary(uniqueKeysWithValues: manifest.items.map { (String($0.key.split(separator: "/").last ?? ""), $0) })
+            let items = Dictionary(
+                uniqueKeysWithValues: manifest.items.map { (String($0.key.split(separator: "/").last ?? ""), $0) })
             let blinds = try #require(items["blinds.jpg"])
             #expect(blinds.title == "Blinds in the sun" && blinds.titleFrom == .page)
             #expect(blinds.taken == "2008-01-22T03:28:22")
@@ -115,7 +118,9 @@ struct EmbeddedMetadataSyncTests {
             #expect(try Self.manifest(output).items.allSatisfy { $0.location == nil })
             #expect(try Self.manifest(output).items.contains { $0.keywords == ["harbour", "storm"] })
             for spelling in spellings {
-                #expect(filesContaining(spelling, under: output).isEmpty, "\(spelling) in \(filesContaining(spelling, under: output))")
+                #expect(
+                    filesContaining(spelling, under: output).isEmpty, "\(spelling) in \(filesContaining(spelling, under: output))"
+                )
             }
             // Saved like every option: the cron form strips too.
             let cron = try await Binary.run(["sync", "--out", output.path], in: directory.url)
