@@ -161,7 +161,7 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         kept.taken = metadata.taken
         kept.camera = metadata.camera
         kept.lens = metadata.lens
-        kept.exposure = metadata.exposure
+        kept.exposure = metadata.exposure.flatMap { $0.isEmpty ? nil : $0 }
         kept.keywords = metadata.keywords
         kept.creator = metadata.creator
         kept.copyright = metadata.copyright
