@@ -103,14 +103,16 @@ struct EmbeddedMetadataTests {
         // A PNG chunk claiming 2 GB.
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x7F, 0xFF, 0xFF, 0xFF] + Array("eXIf".utf8)
         #expect(EmbeddedMetadataReader.read(bytes: png).problem == "a PNG chunk runs past the end of the file")
-        // An XMP packet that is not XML, and one that declares an entity (left unexpanded).
+        // An XMP packet that is not XML, and one whose entity names a file: never loaded.
         #expect(XMPFields.read(Array("<x:xmpmeta><unclosed".utf8)[...]).problem == "its XMP packet is not well-formed XML")
         let entity = """
-            <!DOCTYPE x [<!ENTITY big "lots">]><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF \
-            xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description \
-            xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>&big;</dc:title></rdf:Description></rdf:RDF></x:xmpmeta>
+            <!DOCTYPE x [<!ENTITY file SYSTEM "\(Self.photos.appendingPathComponent("make_photos.py").path)">]>\
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+            <rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>a&file;b</dc:title>\
+            </rdf:Description></rdf:RDF></x:xmpmeta>
             """
-        #expect(XMPFields.read(Array(entity.utf8)[...]).title != "lots")
+        let title = XMPFields.read(Array(entity.utf8)[...]).title
+        #expect(!(title ?? "").contains("Pillow"), "\(title ?? "")")
     }
 
     @Test("dates, offsets, exposure times and coordinates in the forms files write them")
