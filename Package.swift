@@ -47,6 +47,20 @@ let package = Package(
             pkgConfig: "libbrotlidec",
             providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]
         ),
+        // libexif, for a photo's EXIF block (date taken, camera, exposure, GPS); only
+        // Sources/CatalogMirror/Embedded/EXIFBlock.swift imports it.
+        .systemLibrary(
+            name: "CLibEXIF",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"]), .brew(["libexif"])]
+        ),
+        // libiptcdata, for a photo's IPTC-IIM records (title, caption, keywords...) in its
+        // Photoshop block; only Sources/CatalogMirror/Embedded/IPTCBlock.swift imports it.
+        .systemLibrary(
+            name: "CIPTCData",
+            pkgConfig: "libiptcdata",
+            providers: [.apt(["libiptcdata0-dev"]), .brew(["libiptcdata"])]
+        ),
         // The engine: crawl → validate → fetch → store → publish. Never imports ArgumentParser.
         .target(
             name: "CatalogMirror",
@@ -54,6 +68,8 @@ let package = Package(
                 "CLibXML",
                 "CIDN2",
                 "CBrotli",
+                "CLibEXIF",
+                "CIPTCData",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,7 +153,7 @@ let package = Package(
 
 // libFuzzer targets, built only on request (Fuzz/run: CATALOG_MIRROR_FUZZ=1, -sanitize=fuzzer).
 if ProcessInfo.processInfo.environment["CATALOG_MIRROR_FUZZ"] != nil {
-    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys", "FuzzURL", "FuzzSrcset", "FuzzScripts"] {
+    for name in ["FuzzHTML", "FuzzFeeds", "FuzzKeys", "FuzzURL", "FuzzSrcset", "FuzzScripts", "FuzzMetadata"] {
         package.targets.append(
             .executableTarget(
                 name: name, dependencies: ["CatalogMirror"], path: "Fuzz/\(name)",

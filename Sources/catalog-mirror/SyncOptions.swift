@@ -93,6 +93,12 @@ struct SyncOptions: ParsableArguments, Encodable {
     @Flag(help: "Do not honour robots.txt rules and Crawl-delay (its Sitemap lines are still read).")
     var ignoreRobots = false
 
+    @Flag(
+        help:
+            "Leave photos' GPS positions out of the manifest, the pages, the search index and the mirror's own index (for mirrors that are published)."
+    )
+    var stripLocation = false
+
     @Option(
         help: ArgumentHelp(
             "After each run, replace FILE with the run's metrics in Prometheus's text format (for node_exporter's textfile collector); \"\" turns a saved FILE off.",

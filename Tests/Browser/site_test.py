@@ -8,7 +8,9 @@ the grid, -> shows the next, Esc returns with focus on its thumbnail, the photo'
 tab shows it, Back closes the view and then leaves the album, search finds a photo by a word of
 its title and opens it, no request leaves the mirror, no console error, nothing scrolls sideways
 at 375 px, and axe-core finds no serious or critical violation on the start page, an album page,
-the photo view and the search results. Prints one line per check and `N passed, M failed`;
+the photo view and the search results. A mirror named `exif...` (photos whose files say when,
+with what camera and where they were taken) is also checked for what the photo view shows of
+it, the order by date taken, and search by keyword, camera and year. Prints one line per check and `N passed, M failed`;
 exits 1 on any failure, 2 when Playwright or Chromium is missing.
 
 Drives Debian's chromium (/usr/bin/chromium, or $CHROMIUM) through Playwright from PyPI, with
@@ -377,6 +379,99 @@ def run_mirror(browser, checks, name, directory, mode, base, shots):
         dark.close()
 
 
+def open_photo(page, title):
+    """Opens the photo view of the card titled `title` on the page; returns whether it opened."""
+    cards = page.locator(".photos .grid .item")
+    for number in range(cards.count()):
+        if cards.nth(number).locator(".title").inner_text().strip() == title:
+            cards.nth(number).locator("a.tile").click()
+            page.wait_for_function("() => document.querySelector('dialog.viewer').open")
+            page.wait_for_function("() => document.querySelector('.viewer-image').complete")
+            return True
+    return False
+
+
+def run_exif(browser, checks, name, mode, base, shots):
+    """What a photo's own metadata adds to the site (issue 39), on the gallery of
+    EmbeddedMetadataSyncTests: the photo view's details, the order by date, search."""
+    tag = f"{name} ({mode})"
+    start = base + "index.html"
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page, watch = open_page(context, start, base)
+    axe = Axe()
+    opened = open_photo(page, "Harbour at dusk")
+    checks.check(f"{tag}: the photo with no title on its page shows its IPTC title", opened)
+    if opened:
+        info = page.locator(".viewer-info").inner_text()
+        for shown in ("Taken", "20 April 2008, 19:12", "Camera", "Canon EOS 400D DIGITAL", "Exposure",
+                      "18\u00a0mm · f/3.5 · 0.4\u00a0s · ISO\u00a0100", "Location", "43.29650° N, 5.36980° E",
+                      "Boats back in before the storm", "© 2008 A. Photographer"):
+            checks.check(f"{tag}: the photo view shows {shown!r}", shown in info, info[:300])
+        caption_first = info.find("Boats back") < info.find("Taken") < info.find("© 2008")
+        checks.check(f"{tag}: the details follow the caption, the copyright comes after them", caption_first, info[:300])
+        axe_check(checks, axe, page, f"{tag}: photo view with EXIF has no serious axe violation")
+        if shots:
+            page.screenshot(path=os.path.join(shots, f"{name}-photo.png"))
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.querySelector('dialog.viewer').open")
+
+    # Order by date taken: newest first puts the photo of 2008-04-20 before the one of 2008-01-22.
+    def order():
+        return page.eval_on_selector_all(".photos .grid .item .title", "spans => spans.map(s => s.textContent.trim())")
+    before = order()
+    visible = page.locator("#sort-order").is_visible()
+    checks.check(f"{tag}: an album of dated photos offers to order them by date", visible)
+    if visible:
+        page.select_option("#sort-order", "-taken")
+        newest = order()
+        dated = [title for title in newest if title in ("Harbour at dusk", "Blinds in the sun")]
+        checks.check(f"{tag}: newest first puts April before January", dated == ["Harbour at dusk", "Blinds in the sun"], str(newest))
+        checks.check(f"{tag}: photos without a date come after the dated ones", newest[-1] == "Aqua", str(newest))
+        page.select_option("#sort-order", "taken")
+        oldest = [title for title in order() if title in ("Harbour at dusk", "Blinds in the sun")]
+        checks.check(f"{tag}: oldest first puts January before April", oldest == ["Blinds in the sun", "Harbour at dusk"], str(oldest))
+        # The view steps in the order shown.
+        page.locator(".photos .grid .item a.tile").nth(0).click()
+        page.wait_for_function("() => document.querySelector('dialog.viewer').open")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => document.querySelector('.viewer-position').textContent.startsWith('2 of')")
+        checks.check(f"{tag}: the photo view steps through the photos in date order",
+                     page.locator(".viewer-title").inner_text().strip() == "Harbour at dusk", page.locator(".viewer-title").inner_text())
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.querySelector('dialog.viewer').open")
+        page.select_option("#sort-order", "")
+        checks.check(f"{tag}: the source's order comes back", order() == before, str(order()))
+        axe_check(checks, axe, page, f"{tag}: the album with its order control has no serious axe violation")
+
+    # Search by keyword, camera and year.
+    for query, expected in (("storm", "Harbour at dusk"), ("EOS 350D", "Blinds in the sun"), ("2008", "Blinds in the sun")):
+        page.locator("#search-box").fill(query)
+        page.wait_for_function("query => document.querySelector('.results-count').textContent.includes(query)", arg=query)
+        titles = page.eval_on_selector_all("#search-results .item .title", "spans => spans.map(s => s.textContent)")
+        checks.check(f"{tag}: search finds {expected!r} by {query!r}", expected in titles, str(titles))
+    page.locator("#search-box").fill("")
+    checks.check(f"{tag}: no request outside the mirror (EXIF)", not watch.outside, " | ".join(watch.outside[:5]))
+    checks.check(f"{tag}: no console error (EXIF)", not watch.errors, " | ".join(watch.errors[:5]))
+    context.close()
+
+    if shots:
+        phone = browser.new_context(viewport={"width": 375, "height": 740}, device_scale_factor=2, has_touch=True)
+        small, _ = open_page(phone, start, base)
+        if open_photo(small, "Harbour at dusk"):
+            small.evaluate("() => { const panel = document.querySelector('.viewer-panel'); panel.scrollTop = panel.scrollHeight; }")
+            checks.check(f"{tag}: nothing scrolls sideways in the photo view at 375 px", no_sideways_scroll(small))
+            small.screenshot(path=os.path.join(shots, f"{name}-375-photo.png"))
+        phone.close()
+        dark = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+        night, _ = open_page(dark, start, base)
+        if open_photo(night, "Blinds in the sun"):
+            night.screenshot(path=os.path.join(shots, f"{name}-dark-photo.png"))
+        night.keyboard.press("Escape")
+        night.select_option("#sort-order", "-taken")
+        night.screenshot(path=os.path.join(shots, f"{name}-dark-album.png"), full_page=True)
+        dark.close()
+
+
 def main(arguments):
     shots = None
     if arguments[:1] == ["--screenshots"]:
@@ -397,6 +492,9 @@ def main(arguments):
         for name, directory in mirrors:
             directory = os.path.abspath(directory)
             file_base = "file://" + urllib.parse.quote(directory) + "/"
+            if name.startswith("exif"):
+                run_exif(browser, checks, name, "file://", file_base, shots)
+                continue
             run_mirror(browser, checks, name, directory, "file://", file_base, shots)
             server, http_base = serve(directory)
             try:

@@ -41,6 +41,14 @@ struct ExternalTool: Sendable, Hashable {
         name: "prometheus-node-exporter", executable: "prometheus-node-exporter",
         install: "apt-get install prometheus-node-exporter")
     static let promtool = ExternalTool(name: "promtool", executable: "promtool", install: "apt-get install prometheus")
+    /// exiftool, which writes a photo's EXIF, IPTC and XMP as a photographer's tools do.
+    static let exiftool = ExternalTool(
+        name: "exiftool", executable: "exiftool", install: "apt-get install libimage-exiftool-perl")
+    /// Debian's MATE wallpapers: real photographs with their cameras' EXIF (`Blinds.jpg`: a Canon
+    /// EOS 350D, 2008-01-22). Found by `test -f` on the file.
+    static let mateBackgrounds = ExternalTool(
+        name: "mate-backgrounds", executable: "test", install: "apt-get install mate-backgrounds",
+        probe: ["-f", "/usr/share/backgrounds/mate/nature/Blinds.jpg"])
 
     /// True when `CI` is `true`: a missing tool then fails its test.
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }

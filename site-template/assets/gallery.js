@@ -9,7 +9,11 @@
    photo seen. The view is a <dialog>: Esc closes it and focus goes back to the photo's tile.
 
    Search: assets/search-index.js (a classic script assigning window.catalogMirrorSearch) is
-   loaded the first time the search box is used; see SearchIndex.swift for its format. */
+   loaded the first time the search box is used; see SearchIndex.swift for its format.
+
+   Order: an album whose photos say when they were taken offers to show them by date. An album
+   on one page is reordered in place (the photo view then steps in that order); one on several
+   pages is listed whole, in that order, from the search index. */
 (function () {
   'use strict';
   var doc = document;
@@ -256,10 +260,13 @@
     doc.head.appendChild(script);
   }
 
+  /* Values a photo in the index (SearchIndex.swift). */
+  var FIELDS = 7;
+
   /* One string to search per photo: its label, its other words and its album's title. */
   function prepare(data) {
     var photos = data.photos;
-    var count = photos.length / 6;
+    var count = photos.length / FIELDS;
     var texts = new Array(count);
     var albumOf = new Int32Array(count);
     var positionIn = new Int32Array(count);
@@ -267,7 +274,7 @@
     data.albums.forEach(function (album, albumIndex) {
       var albumText = fold(album[0]);
       for (var position = 0; position < album[2] && photo < count; position++, photo++) {
-        var at = photo * 6;
+        var at = photo * FIELDS;
         texts[photo] = fold(photos[at + 4] + ' ' + photos[at + 5]) + ' ' + albumText;
         albumOf[photo] = albumIndex;
         positionIn[photo] = position;
@@ -304,7 +311,7 @@
 
   function result(photo) {
     var data = index.data;
-    var at = photo * 6;
+    var at = photo * FIELDS;
     var album = data.albums[index.albumOf[photo]];
     var page = Math.floor(index.positionIn[photo] / data.perPage) + 1;
     var tileFile = data.photos[at + 1];
@@ -374,8 +381,84 @@
     form.addEventListener('submit', function (event) { event.preventDefault(); clearTimeout(timer); run(); });
   }
 
+  /* ---- Order by date taken ---- */
+
+  function byTaken(newestFirst, takenOf) {
+    return function (a, b) {
+      var ta = takenOf(a);
+      var tb = takenOf(b);
+      /* Photos without a date keep their place after the dated ones. */
+      if (!ta || !tb) return (ta ? -1 : tb ? 1 : 0) || a.order - b.order;
+      if (ta === tb) return a.order - b.order;
+      return (ta < tb) === newestFirst ? 1 : -1;
+    };
+  }
+
+  function setUpSort() {
+    var select = doc.getElementById('sort-order');
+    if (!select || !grid) return;
+    var first = Number(grid.getAttribute('data-first')) || 1;
+    var inPlace = !grid.getAttribute('data-next') && !grid.getAttribute('data-previous');
+    var original = cards.map(function (card, order) { return { card: card, order: order }; });
+    var section = doc.getElementById('search-results');
+    select.parentNode.hidden = false;
+    select.value = '';
+    function reorder(order) {
+      var list = original.slice();
+      if (order) list.sort(byTaken(order === '-taken', function (entry) { return entry.card.getAttribute('data-taken'); }));
+      list.forEach(function (entry, position) {
+        entry.card.setAttribute('data-position', first + position);
+        grid.appendChild(entry.card);
+      });
+      cards = list.map(function (entry) { return entry.card; });
+    }
+    /* The whole album, from the index, in the results' place. */
+    function listWhole(order) {
+      var others = Array.prototype.slice.call(doc.querySelectorAll('main > .photos > .grid, main > .albums, main > .pages'));
+      var list = section.querySelector('.results-grid');
+      var status = section.querySelector('.results-count');
+      var title = doc.getElementById('results-title');
+      if (!order) {
+        section.hidden = true;
+        title.textContent = 'Search results';
+        list.textContent = '';
+        others.forEach(function (element) { element.hidden = false; });
+        return;
+      }
+      loadIndex(function () {
+        var base = grid.getAttribute('data-base');
+        var start = 0;
+        var album = -1;
+        index.data.albums.forEach(function (entry, number) {
+          if (album >= 0) return;
+          if (entry[1] === base) album = number; else start += entry[2];
+        });
+        if (album < 0) return;
+        var photos = [];
+        for (var photo = start; photo < start + index.data.albums[album][2] && photo < index.count; photo++) {
+          photos.push({ photo: photo, order: photo });
+        }
+        photos.sort(byTaken(order === '-taken', function (entry) { return index.data.photos[entry.photo * FIELDS + 6]; }));
+        var fragment = doc.createDocumentFragment();
+        photos.forEach(function (entry) { fragment.appendChild(result(entry.photo)); });
+        list.textContent = '';
+        list.appendChild(fragment);
+        title.textContent = 'All photos of this album';
+        status.textContent = photos.length + ' photos, by date taken, ' + (order === '-taken' ? 'newest' : 'oldest') + ' first.';
+        section.hidden = false;
+        others.forEach(function (element) { element.hidden = true; });
+      });
+    }
+    select.addEventListener('change', function () {
+      if (inPlace) reorder(select.value); else listWhole(select.value);
+    });
+  }
+
   ready(function () {
     setUpSearch();
-    if (setUpViewer()) fromLocation(null);
+    if (setUpViewer()) {
+      setUpSort();
+      fromLocation(null);
+    }
   });
 })();

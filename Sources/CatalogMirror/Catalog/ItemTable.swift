@@ -47,6 +47,12 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     private var lastChecked: [Date] = []
     /// Width and height of each item, two numbers an item; 0 for unknown.
     private var sizes: [UInt32] = []
+    /// Per item: where its title came from (bits 0-1: 0 none, then `TextSource` 1 page, 2 file,
+    /// 3 name) and its caption (bits 2-3, the same numbers).
+    private var sources: [UInt8] = []
+    /// What the files say about themselves (the manifest's fields of it only), for the items
+    /// whose file says something.
+    private var embedded: [Int32: EmbeddedMetadata] = [:]
 
     init() {}
 
@@ -59,12 +65,15 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
 
     /// The item at `index`, made whole.
     subscript(index: Int) -> Manifest.Item {
-        Manifest.Item(
+        var item = Manifest.Item(
             key: keys[index], path: path(at: index), sha256: sha256(at: index), bytes: byteCounts[index],
             contentType: contentType(at: index), title: titles[index], metadata: metadata(at: index),
             album: album(at: index), variantOf: variantOf(at: index), etag: etag(at: index),
             lastModified: lastModified(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index],
-            width: dimensions(at: index)?.width, height: dimensions(at: index)?.height)
+            width: dimensions(at: index)?.width, height: dimensions(at: index)?.height,
+            titleFrom: titleSource(at: index), captionFrom: captionSource(at: index))
+        if let embedded = embedded[Int32(index)] { item.embedded = embedded }
+        return item
     }
 
     mutating func reserveCapacity(_ count: Int) {
@@ -81,14 +90,17 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         firstSeen.reserveCapacity(count)
         lastChecked.reserveCapacity(count)
         sizes.reserveCapacity(2 * count)
+        sources.reserveCapacity(count)
     }
 
     mutating func append(_ item: Manifest.Item) {
         append(
             key: item.key, path: item.path, sha256: item.sha256, bytes: item.bytes, contentType: item.contentType,
             title: item.title, metadata: item.metadata, etag: item.etag, lastModified: item.lastModified,
-            firstSeen: item.firstSeen, lastChecked: item.lastChecked, dimensions: item.dimensions)
+            firstSeen: item.firstSeen, lastChecked: item.lastChecked, dimensions: item.dimensions, embedded: item.embedded)
         setAlbum(item.album, at: count - 1)
+        setTitle(item.title, from: item.titleFrom, at: count - 1)
+        setCaptionSource(item.captionFrom, at: count - 1)
         if let key = item.variantOf {
             variants[count - 1] = -2
             variantTexts[Int32(count - 1)] = key
@@ -98,7 +110,7 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     mutating func append(
         key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String?,
         metadata: [String: String]?, etag: String?, lastModified: String?, firstSeen: Date, lastChecked: Date,
-        dimensions: ImageDimensions? = nil
+        dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil
     ) {
         let index = Int32(keys.count)
         keys.append(key)
@@ -139,6 +151,22 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         self.lastChecked.append(lastChecked)
         sizes.append(UInt32(clamping: dimensions?.width ?? 0))
         sizes.append(UInt32(clamping: dimensions?.height ?? 0))
+        sources.append(0)
+        if let embedded = embedded.map(Self.published), !embedded.isEmpty { self.embedded[index] = embedded }
+    }
+
+    /// The fields of `metadata` the manifest publishes (no title, caption or notes).
+    private static func published(_ metadata: EmbeddedMetadata) -> EmbeddedMetadata {
+        var kept = EmbeddedMetadata()
+        kept.taken = metadata.taken
+        kept.camera = metadata.camera
+        kept.lens = metadata.lens
+        kept.exposure = metadata.exposure.flatMap { $0.isEmpty ? nil : $0 }
+        kept.keywords = metadata.keywords
+        kept.creator = metadata.creator
+        kept.copyright = metadata.copyright
+        kept.location = metadata.location
+        return kept
     }
 
     // MARK: - Fields
@@ -151,6 +179,28 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     /// The item's size in pixels, when known.
     func dimensions(at index: Int) -> ImageDimensions? {
         ImageDimensions.checked(width: Int(sizes[2 * index]), height: Int(sizes[2 * index + 1]))
+    }
+    /// What the item's file says about itself (the manifest's fields), when it says something.
+    func embedded(at index: Int) -> EmbeddedMetadata? { embedded[Int32(index)] }
+    func titleSource(at index: Int) -> Manifest.TextSource? { Self.source(sources[index] & 3) }
+    func captionSource(at index: Int) -> Manifest.TextSource? { Self.source(sources[index] >> 2 & 3) }
+
+    private static func source(_ number: UInt8) -> Manifest.TextSource? {
+        switch number {
+        case 1: .page
+        case 2: .file
+        case 3: .name
+        default: nil
+        }
+    }
+
+    private static func number(_ source: Manifest.TextSource?) -> UInt8 {
+        switch source {
+        case nil: 0
+        case .page: 1
+        case .file: 2
+        case .name: 3
+        }
     }
     func album(at index: Int) -> String? { albums[index] < 0 ? nil : albumNames[Int(albums[index])] }
 
@@ -218,6 +268,25 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         variants[index] = item.map { Int32($0) } ?? -1
     }
     mutating func setTitle(_ title: String?, at index: Int) { titles[index] = title }
+
+    /// Sets the item's title and where it came from (nil: nowhere, the title is nil too).
+    mutating func setTitle(_ title: String?, from source: Manifest.TextSource?, at index: Int) {
+        titles[index] = title
+        sources[index] = sources[index] & ~3 | (title == nil ? 0 : Self.number(source))
+    }
+
+    /// Sets where the item's caption came from.
+    mutating func setCaptionSource(_ source: Manifest.TextSource?, at index: Int) {
+        sources[index] = sources[index] & 3 | Self.number(source) << 2
+    }
+
+    /// Drops every item's position (`--strip-location`).
+    mutating func removeLocations() {
+        for (index, var metadata) in embedded where metadata.location != nil {
+            metadata.location = nil
+            embedded[index] = metadata.isEmpty ? nil : metadata
+        }
+    }
     mutating func setMetadata(_ value: [String: String]?, at index: Int) { metadata[Int32(index)] = value }
 
     /// The `field`th text (0 path, 1 ETag, 2 Last-Modified) of the item at `index`.
@@ -284,6 +353,7 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         column(albums)
         column(variants)
         column(sizes)
+        column(sources)
         column(firstSeen.map(\.timeIntervalSinceReferenceDate))
         count(chunks.count)
         for chunk in chunks { column(chunk) }
@@ -299,6 +369,20 @@ struct ItemTable: Sendable, Equatable, RandomAccessCollection {
                 count(Int(index))
                 text(value)
             }
+        }
+        count(embedded.count)
+        for (index, fields) in embedded.sorted(by: { $0.key < $1.key }) {
+            func number(_ value: Double?) { text(value.map { String($0.bitPattern) }) }
+            count(Int(index))
+            for value in [fields.taken, fields.camera, fields.lens, fields.creator, fields.copyright] { text(value) }
+            number(fields.exposure?.focalLength)
+            number(fields.exposure?.aperture)
+            text(fields.exposure?.exposureTime)
+            text(fields.exposure?.iso.map { String($0) })
+            number(fields.location?.latitude)
+            number(fields.location?.longitude)
+            count(fields.keywords?.count ?? -1)
+            for keyword in fields.keywords ?? [] { text(keyword) }
         }
         count(metadata.count)
         for (index, fields) in metadata.sorted(by: { $0.key < $1.key }) {

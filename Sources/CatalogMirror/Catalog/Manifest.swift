@@ -37,12 +37,44 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var width: Int? = nil
         /// The image's height in pixels as shown; nil when unknown.
         public var height: Int? = nil
+        /// When the photo was taken, from its file (`EmbeddedMetadata.taken`): ISO 8601, with
+        /// its offset when the file gives one.
+        public var taken: String? = nil
+        /// The camera the file names.
+        public var camera: String? = nil
+        /// The lens the file names.
+        public var lens: String? = nil
+        /// Focal length, aperture, exposure time and ISO, as the file gives them.
+        public var exposure: EmbeddedMetadata.Exposure? = nil
+        /// The file's keywords.
+        public var keywords: [String]? = nil
+        /// Who made the photo, as the file says.
+        public var creator: String? = nil
+        /// The file's copyright notice.
+        public var copyright: String? = nil
+        /// Where the photo was taken, in decimal degrees; never written with `--strip-location`.
+        public var location: EmbeddedMetadata.Location? = nil
+        /// Where `title` came from: the source's pages, the file's own metadata, or its name.
+        public var titleFrom: TextSource? = nil
+        /// Where the caption in `metadata` came from: the source's pages or the file's own
+        /// metadata (`metadata["caption"]`); nil when the photo has none.
+        public var captionFrom: TextSource? = nil
 
         /// Width and height together, when both are known.
         var dimensions: ImageDimensions? {
             guard let width, let height else { return nil }
             return ImageDimensions(width: width, height: height)
         }
+    }
+
+    /// Where a photo's title or caption came from.
+    public enum TextSource: String, Codable, Sendable, Equatable {
+        /// The source's pages, feeds or listings: the photo's own text there.
+        case page
+        /// The image file's own metadata (IPTC or XMP; a caption also EXIF's description).
+        case file
+        /// Words made from the file's name (titles only).
+        case name
     }
 
     /// A page of the source that holds a published photo.
@@ -308,19 +340,80 @@ extension Manifest.Item {
             JSONText.appendQuoted(value, to: &out)
         }
         // In UTF-8 byte order of the names, as `.sortedKeys` puts them.
+        func number(_ value: Double) {
+            out.append(contentsOf: JSONText.number(value).utf8)
+        }
+        /// A member of a nested object, up to its value: `"name" : `.
+        func member(_ name: StaticString, first: inout Bool) {
+            out.append(contentsOf: first ? Self.openNested : Self.nextNested)
+            first = false
+            out.append(0x22)
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: Self.separator)
+        }
         string("album", album)
         field("bytes")
         out.append(contentsOf: String(bytes).utf8)
+        string("camera", camera)
+        string("captionFrom", captionFrom?.rawValue)
         string("contentType", contentType)
+        string("copyright", copyright)
+        string("creator", creator)
         string("etag", etag)
+        if let exposure {
+            field("exposure")
+            out.append(0x7B)
+            var firstMember = true
+            if let aperture = exposure.aperture {
+                member("aperture", first: &firstMember)
+                number(aperture)
+            }
+            if let time = exposure.exposureTime {
+                member("exposureTime", first: &firstMember)
+                JSONText.appendQuoted(time, to: &out)
+            }
+            if let focal = exposure.focalLength {
+                member("focalLength", first: &firstMember)
+                number(focal)
+            }
+            if let iso = exposure.iso {
+                member("iso", first: &firstMember)
+                out.append(contentsOf: String(iso).utf8)
+            }
+            out.append(contentsOf: firstMember ? Self.emptyNested : Self.closeNested)
+        }
         string("firstSeen", Timestamp.string(firstSeen))
         if let height {
             field("height")
             out.append(contentsOf: String(height).utf8)
         }
         string("key", key)
+        if let keywords {
+            field("keywords")
+            out.append(0x5B)
+            if keywords.isEmpty {
+                out.append(contentsOf: [0x0A, 0x0A, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x5D])
+            } else {
+                for (index, keyword) in keywords.enumerated() {
+                    out.append(contentsOf: index == 0 ? Self.openNested : Self.nextNested)
+                    JSONText.appendQuoted(keyword, to: &out)
+                }
+                out.append(contentsOf: Self.closeList)
+            }
+        }
         string("lastChecked", Timestamp.string(lastChecked))
         string("lastModified", lastModified)
+        string("lens", lens)
+        if let location {
+            field("location")
+            out.append(0x7B)
+            var firstMember = true
+            member("latitude", first: &firstMember)
+            number(location.latitude)
+            member("longitude", first: &firstMember)
+            number(location.longitude)
+            out.append(contentsOf: Self.closeNested)
+        }
         if let metadata {
             field("metadata")
             out.append(0x7B)
@@ -340,7 +433,9 @@ extension Manifest.Item {
         }
         string("path", path)
         string("sha256", sha256)
+        string("taken", taken)
         string("title", title)
+        string("titleFrom", titleFrom?.rawValue)
         string("variantOf", variantOf)
         if let width {
             field("width")
@@ -357,11 +452,20 @@ extension Manifest.Item {
     private static let openNested = Array("\n        ".utf8)
     private static let nextNested = Array(",\n        ".utf8)
     private static let closeNested = Array("\n      }".utf8)
+    private static let closeList = Array("\n      ]".utf8)
+    /// The inside and end of an empty nested object, as the encoder writes it.
+    private static let emptyNested = Array("\n\n      }".utf8)
 }
 
 /// JSON string literals exactly as FoundationEssentials' `JSONWriter` writes them with
 /// `.withoutEscapingSlashes`.
 enum JSONText {
+    /// A `Double` as the encoder writes it: its `description`, without a trailing `.0`.
+    static func number(_ value: Double) -> String {
+        let text = value.description
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
     static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(0x22)
         var text = text
@@ -389,4 +493,33 @@ enum JSONText {
     }
 
     private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
+}
+
+extension Manifest.Item {
+    /// The item's fields of what its file says about itself, as one value; nil when it has none.
+    /// Setting it sets each of those fields (nil clears them).
+    var embedded: EmbeddedMetadata? {
+        get {
+            var metadata = EmbeddedMetadata()
+            metadata.taken = taken
+            metadata.camera = camera
+            metadata.lens = lens
+            metadata.exposure = exposure
+            metadata.keywords = keywords
+            metadata.creator = creator
+            metadata.copyright = copyright
+            metadata.location = location
+            return metadata.isEmpty ? nil : metadata
+        }
+        set {
+            taken = newValue?.taken
+            camera = newValue?.camera
+            lens = newValue?.lens
+            exposure = newValue?.exposure
+            keywords = newValue?.keywords
+            creator = newValue?.creator
+            copyright = newValue?.copyright
+            location = newValue?.location
+        }
+    }
 }

@@ -192,7 +192,12 @@ struct PhotoGroups {
         }
     }
 
-    init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary) {
+    /// - Parameters:
+    ///   - entries: every key the run saw.
+    ///   - summary: what the crawl read: documents, page numbers, links from photos to pages.
+    ///   - findsDecorations: whether the site's furniture is told apart (`decorations`); off
+    ///     when the user named the images they want (`--include`). Default: true.
+    init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary, findsDecorations: Bool = true) {
         self.entries = CatalogEntry.sortedByKey(entries)
         let entries = self.entries
         let graph = Incidence(entries: entries)
@@ -369,7 +374,7 @@ struct PhotoGroups {
             photoKeys[Int(starts[photo])] = Int32(key)
             starts[photo] += 1
         }
-        decorations = decorations(frequent: frequent)
+        decorations = findsDecorations ? decorations(frequent: frequent) : []
     }
 
     /// Whether local photo `link`, whose main photo on page `page` is `main`, is that page's

@@ -41,11 +41,14 @@ struct PublishPlan {
     ///   - records: the store's records of keys the loader stored, in the order asked
     ///     (`DiskStorage.records(_:)`); read `recordBatch` at a time, in key order.
     ///   - stored: the store's record of a failed key whose file is still in place.
+    ///   - withholdingLocation: `--strip-location`: no item keeps its file's position (an item
+    ///     kept from the last manifest included).
+    ///   - findsDecorations: whether the site's furniture is left out (not with `--include`).
     /// - Throws: what `records` throws, or `StoreError` when a stored key has no record.
     init(
         entries: [CatalogEntry], groups: PhotoGroups? = nil, previous: PreviousManifest?,
         records read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?], stored: (CanonicalURL) -> StoredImage?,
-        summary: CrawlSummary
+        summary: CrawlSummary, withholdingLocation: Bool = false, findsDecorations: Bool = true
     ) async throws(StoreError) {
         // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
         let previousItems = previous?.items ?? PreviousManifest.Items()
@@ -77,8 +80,10 @@ struct PublishPlan {
         }
         // Where each entry's item is, by the entry's number in `groups.entries`.
         var itemOfEntry = [Int32](repeating: -1, count: entries.count)
+        // The title and caption each item's file gives, for the items whose file gives one.
+        var fileTexts: [Int32: FileTexts] = [:]
         warnings = summary.warnings + summary.pageFailures
-        let groups = groups ?? PhotoGroups(entries: entries, summary: summary)
+        let groups = groups ?? PhotoGroups(entries: entries, summary: summary, findsDecorations: findsDecorations)
         // The last run's items in full: read only if a key keeps its published file.
         var previousFull: [String: Manifest.Item]?
         items.reserveCapacity(entries.count(where: \.isStored))
@@ -120,8 +125,15 @@ struct PublishPlan {
                     title: entry.title, metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: image.etag,
                     lastModified: image.lastModified,
                     firstSeen: before.map { previousItems.firstSeen(at: $0) } ?? image.firstSeen,
-                    lastChecked: image.lastChecked, dimensions: image.dimensions)
+                    lastChecked: image.lastChecked, dimensions: image.dimensions, embedded: image.embedded)
+                if let embedded = image.embedded, embedded.title != nil || embedded.caption != nil {
+                    fileTexts[itemOfEntry[number]] = FileTexts(title: embedded.title, caption: embedded.caption)
+                }
                 if image.isStaged { staged.append(entry.key) }
+                // What could not be read of a file's metadata is said once, when it is stored.
+                if let problem = image.embedded?.problem, before.map({ !previousItems.hasSHA256(image.sha256, at: $0) }) ?? true {
+                    warnings.append("\(key): part of its embedded metadata was ignored (\(problem))")
+                }
                 let change = RunChanges.Change(key: key, item: itemOfEntry[number])
                 if let before {
                     if previousItems.hasSHA256(image.sha256, at: before) {
@@ -163,16 +175,29 @@ struct PublishPlan {
             rejected.append(Manifest.Rejection(key: key, reason: reason.rawValue))
         }
         siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
-        describePhotos(groups: groups, itemOfEntry: itemOfEntry, summary: summary)
+        describePhotos(groups: groups, itemOfEntry: itemOfEntry, fileTexts: fileTexts, summary: summary)
+        if withholdingLocation { items.removeLocations() }
         removed = order.indices.filter { !republished[$0] }.map { previousItems[order[$0]].key }
         if summary.unusableReferences > 0 {
             warnings.append("\(summary.unusableReferences) image references had URLs that could not be read")
         }
     }
 
+    /// The title and caption an item's file gives.
+    struct FileTexts {
+        var title: String?
+        var caption: String?
+    }
+
     /// Gives each item its photo's album, title and metadata, and each smaller rendition the key
     /// of its photo's largest published rendition (`variantOf`); lists the albums.
-    private mutating func describePhotos(groups: PhotoGroups, itemOfEntry: [Int32], summary: CrawlSummary) {
+    ///
+    /// A photo's title is the best one the source gives it (`titleFrom: page`), else its file's
+    /// own (`file`: the largest rendition's first), else words made from its file's name
+    /// (`name`). Its caption is the source's, else its file's (`metadata["caption"]`).
+    private mutating func describePhotos(
+        groups: PhotoGroups, itemOfEntry: [Int32], fileTexts: [Int32: FileTexts], summary: CrawlSummary
+    ) {
         var albumNumbers: Set<Int> = []
         // The key each album page is shown by where it is linked (its cover), first in key order.
         var coverOfPage: [String: String] = [:]
@@ -223,15 +248,27 @@ struct PublishPlan {
                 if bytesA != bytesB { return bytesA < bytesB }
                 return a.entry.key > b.entry.key
             }?.item
-            // No label anywhere: the title of the photo's own page (an attachment page's heading).
-            let title = best?.title ?? photo.page.flatMap { summary.documents[$0] }.flatMap(PublishPlan.ownPageTitle)
             let album = photo.album.flatMap { summary.documents[$0] }
             if let number = photo.album, album != nil { albumNumbers.insert(number) }
+            // The renditions' files, the largest first, for a title or caption of their own.
+            let files = ([largest].compactMap { $0 } + published.map(\.item).filter { $0 != largest }).compactMap {
+                fileTexts[Int32($0)]
+            }
+            // No label anywhere: the title of the photo's own page (an attachment page's heading).
+            var title = best?.title ?? photo.page.flatMap { summary.documents[$0] }.flatMap(PublishPlan.ownPageTitle)
+            var titleFrom: Manifest.TextSource? = title == nil ? nil : .page
+            if title == nil, let fileTitle = files.lazy.compactMap(\.title).first {
+                (title, titleFrom) = (fileTitle, .file)
+            }
+            if title == nil, let largest {
+                (title, titleFrom) = (PhotoText.nameTitle(items.key(at: largest)), .name)
+            }
+            let captionFrom = Self.captionSource(of: &metadata, title: title, fileCaption: files.lazy.compactMap(\.caption).first)
             for (index, _) in published {
                 items.setAlbum(album?.url.string, at: index)
                 items.setVariantOf(item: index == largest ? nil : largest, at: index)
-                // Every title comes with a sighting: none left means only covers named it.
-                items.setTitle(title, at: index)
+                items.setTitle(title, from: titleFrom, at: index)
+                items.setCaptionSource(captionFrom, at: index)
                 if !metadata.isEmpty { items.setMetadata(metadata, at: index) }
             }
         }
@@ -247,6 +284,23 @@ struct PublishPlan {
                 cover: number == 0 ? nil : coverOfPage[document.url.string])
         }
         if let siteName, let startTitle = siteTitle, siteName.isIn(startTitle) { siteTitle = siteName.name }
+    }
+
+    /// Where the photo's caption comes from: the source, when `metadata` has a caption (an
+    /// `alt` only when it says more than `title`), else the file's `fileCaption`, put into
+    /// `metadata` as `caption` (unless it only repeats the title); nil when neither has one.
+    static func captionSource(of metadata: inout [String: String], title: String?, fileCaption: String?)
+        -> Manifest.TextSource?
+    {
+        let fromPage = metadata.contains { name, value in
+            let name = name.lowercased()
+            return PhotoText.captionNames.contains(name)
+                && (name != "alt" || title.map { !PhotoText.sameIgnoringCase(value, $0) } ?? true)
+        }
+        if fromPage { return .page }
+        guard let fileCaption, title.map({ !PhotoText.sameIgnoringCase(fileCaption, $0) }) ?? true else { return nil }
+        metadata["caption"] = fileCaption
+        return .file
     }
 
     /// Metadata as the manifest keeps it: real values only. Separators a template put before or

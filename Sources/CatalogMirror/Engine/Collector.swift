@@ -200,7 +200,9 @@ struct Collector {
                     settle(completion, state: &state, group: &group)
                 }
                 if let summary = state.summary, state.failure == nil {
-                    let groups = PhotoGroups(entries: state.catalog.values, summary: summary)
+                    let groups = PhotoGroups(
+                        entries: state.catalog.values, summary: summary,
+                        findsDecorations: configuration.validation.include.isEmpty)
                     state.groups = groups
                     let waiting = reconsider(
                         deferDownloads ? Array(state.catalog.values) : state.suspects, groups: groups,

@@ -61,6 +61,9 @@ public struct PublishConfiguration: Sendable {
     public var templateDirectory: URL?
     /// `--max-delete`: items of the previous manifest one run may delete. Default: 50 %.
     public var maxDelete: DeleteLimit = .default
+    /// `--strip-location`: no photo's GPS position in the manifest, the site, its search index
+    /// or the store's index. Default: false (positions kept).
+    public var stripLocation = false
 
     /// Site settings: `itemsPerPage` (default 60), `templateDirectory` (default nil: built in),
     /// `maxDelete` (default 50 %).

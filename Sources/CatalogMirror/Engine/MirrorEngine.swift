@@ -175,6 +175,7 @@ public struct MirrorEngine: Sendable {
                 session: session, gate: gate, maxSize: configuration.validation.maxSize,
                 slots: window > configuration.fetch.concurrency ? TransferSlots(limit: configuration.fetch.concurrency) : nil)
         let loader = ImageLoader(storage: storage, source: imageSource, now: configuration.now)
+        await storage.withholdLocation(configuration.publish.stripLocation)
         // A first run: no manifest, and an `images/` this run made (removed again if it fails).
         if !dryRun, newImagesFolder, await storage.previousManifest == nil { await storage.publishOnStage() }
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
@@ -221,7 +222,9 @@ public struct MirrorEngine: Sendable {
             plan = try await PublishPlan(
                 entries: catalog, groups: groups, previous: previous,
                 records: { keys async throws(StoreError) in try await storage.records(keys) }, stored: { stored[$0] },
-                summary: summary)
+                summary: summary, withholdingLocation: configuration.publish.stripLocation,
+                // Images the user asked for by name (`--include`) are never furniture.
+                findsDecorations: configuration.validation.include.isEmpty)
         } catch {
             return .failure(Stop(error: .storage(error.message)))
         }

@@ -90,7 +90,13 @@ public struct RunReport: Codable, Sendable, Equatable {
         if kept > 0 { parts.append("\(kept) kept from the last run") }
         let rejectedCount = rejected.values.reduce(0, +)
         let failedCount = failed.values.reduce(0, +)
-        if rejectedCount > 0 { parts.append("\(rejectedCount) rejected") }
+        // By reason: what the configuration or the source turned away, each named (a key seen
+        // again in another document is one key, neither counted nor rejected).
+        if rejectedCount > 0 {
+            parts.append(
+                "\(rejectedCount) rejected ("
+                    + rejected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
+        }
         if failedCount > 0 {
             parts.append(
                 "\(failedCount) failed ("

@@ -102,6 +102,9 @@ public struct DownloadedFile: Sendable, Equatable {
     public var lastModified: String?
     /// The image's size in pixels, from its header; nil when the header does not say.
     public var dimensions: ImageDimensions? = nil
+    /// What the file says about itself (EXIF, IPTC, XMP), read from its header blocks once it
+    /// is complete; nil when it was not read.
+    public var embedded: EmbeddedMetadata? = nil
 }
 
 /// Where image bytes come from. The HTTP implementation is `HTTPImageSource`; tests use fakes
@@ -427,9 +430,12 @@ struct ReceivedBody {
         kept = true
         let dimensions = ImageHeader.dimensions(
             format, head: head, length: count, read: { writer.read(at: $0, count: $1) })
+        // Read here, off the store's actor, from the head already in memory and the file just
+        // written: the store keeps it with the row (`DiskStorage.stage`).
+        let embedded = EmbeddedMetadataReader.read(head: head, length: count, read: { writer.read(at: $0, count: $1) })
         return DownloadedFile(
             temporaryPath: writer.path, sha256: hasher.finalize().hexString, byteCount: count, format: format,
-            etag: etag, lastModified: lastModified, dimensions: dimensions)
+            etag: etag, lastModified: lastModified, dimensions: dimensions, embedded: embedded)
     }
 
     /// Removes the file unless `finish` succeeded.

@@ -16,7 +16,11 @@ extension SiteTemplate {
    photo seen. The view is a <dialog>: Esc closes it and focus goes back to the photo's tile.
 
    Search: assets/search-index.js (a classic script assigning window.catalogMirrorSearch) is
-   loaded the first time the search box is used; see SearchIndex.swift for its format. */
+   loaded the first time the search box is used; see SearchIndex.swift for its format.
+
+   Order: an album whose photos say when they were taken offers to show them by date. An album
+   on one page is reordered in place (the photo view then steps in that order); one on several
+   pages is listed whole, in that order, from the search index. */
 (function () {
   'use strict';
   var doc = document;
@@ -263,10 +267,13 @@ extension SiteTemplate {
     doc.head.appendChild(script);
   }
 
+  /* Values a photo in the index (SearchIndex.swift). */
+  var FIELDS = 7;
+
   /* One string to search per photo: its label, its other words and its album's title. */
   function prepare(data) {
     var photos = data.photos;
-    var count = photos.length / 6;
+    var count = photos.length / FIELDS;
     var texts = new Array(count);
     var albumOf = new Int32Array(count);
     var positionIn = new Int32Array(count);
@@ -274,7 +281,7 @@ extension SiteTemplate {
     data.albums.forEach(function (album, albumIndex) {
       var albumText = fold(album[0]);
       for (var position = 0; position < album[2] && photo < count; position++, photo++) {
-        var at = photo * 6;
+        var at = photo * FIELDS;
         texts[photo] = fold(photos[at + 4] + ' ' + photos[at + 5]) + ' ' + albumText;
         albumOf[photo] = albumIndex;
         positionIn[photo] = position;
@@ -311,7 +318,7 @@ extension SiteTemplate {
 
   function result(photo) {
     var data = index.data;
-    var at = photo * 6;
+    var at = photo * FIELDS;
     var album = data.albums[index.albumOf[photo]];
     var page = Math.floor(index.positionIn[photo] / data.perPage) + 1;
     var tileFile = data.photos[at + 1];
@@ -381,9 +388,85 @@ extension SiteTemplate {
     form.addEventListener('submit', function (event) { event.preventDefault(); clearTimeout(timer); run(); });
   }
 
+  /* ---- Order by date taken ---- */
+
+  function byTaken(newestFirst, takenOf) {
+    return function (a, b) {
+      var ta = takenOf(a);
+      var tb = takenOf(b);
+      /* Photos without a date keep their place after the dated ones. */
+      if (!ta || !tb) return (ta ? -1 : tb ? 1 : 0) || a.order - b.order;
+      if (ta === tb) return a.order - b.order;
+      return (ta < tb) === newestFirst ? 1 : -1;
+    };
+  }
+
+  function setUpSort() {
+    var select = doc.getElementById('sort-order');
+    if (!select || !grid) return;
+    var first = Number(grid.getAttribute('data-first')) || 1;
+    var inPlace = !grid.getAttribute('data-next') && !grid.getAttribute('data-previous');
+    var original = cards.map(function (card, order) { return { card: card, order: order }; });
+    var section = doc.getElementById('search-results');
+    select.parentNode.hidden = false;
+    select.value = '';
+    function reorder(order) {
+      var list = original.slice();
+      if (order) list.sort(byTaken(order === '-taken', function (entry) { return entry.card.getAttribute('data-taken'); }));
+      list.forEach(function (entry, position) {
+        entry.card.setAttribute('data-position', first + position);
+        grid.appendChild(entry.card);
+      });
+      cards = list.map(function (entry) { return entry.card; });
+    }
+    /* The whole album, from the index, in the results' place. */
+    function listWhole(order) {
+      var others = Array.prototype.slice.call(doc.querySelectorAll('main > .photos > .grid, main > .albums, main > .pages'));
+      var list = section.querySelector('.results-grid');
+      var status = section.querySelector('.results-count');
+      var title = doc.getElementById('results-title');
+      if (!order) {
+        section.hidden = true;
+        title.textContent = 'Search results';
+        list.textContent = '';
+        others.forEach(function (element) { element.hidden = false; });
+        return;
+      }
+      loadIndex(function () {
+        var base = grid.getAttribute('data-base');
+        var start = 0;
+        var album = -1;
+        index.data.albums.forEach(function (entry, number) {
+          if (album >= 0) return;
+          if (entry[1] === base) album = number; else start += entry[2];
+        });
+        if (album < 0) return;
+        var photos = [];
+        for (var photo = start; photo < start + index.data.albums[album][2] && photo < index.count; photo++) {
+          photos.push({ photo: photo, order: photo });
+        }
+        photos.sort(byTaken(order === '-taken', function (entry) { return index.data.photos[entry.photo * FIELDS + 6]; }));
+        var fragment = doc.createDocumentFragment();
+        photos.forEach(function (entry) { fragment.appendChild(result(entry.photo)); });
+        list.textContent = '';
+        list.appendChild(fragment);
+        title.textContent = 'All photos of this album';
+        status.textContent = photos.length + ' photos, by date taken, ' + (order === '-taken' ? 'newest' : 'oldest') + ' first.';
+        section.hidden = false;
+        others.forEach(function (element) { element.hidden = true; });
+      });
+    }
+    select.addEventListener('change', function () {
+      if (inPlace) reorder(select.value); else listWhole(select.value);
+    });
+  }
+
   ready(function () {
     setUpSearch();
-    if (setUpViewer()) fromLocation(null);
+    if (setUpViewer()) {
+      setUpSort();
+      fromLocation(null);
+    }
   });
 })();
 
@@ -458,6 +541,9 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 0.75rem; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.6rem; margin: 0.4rem 0; font-size: 0.9rem; }
 dt { color: var(--muted); } dd { margin: 0; }
 .details { margin: 0.25rem 0 0; color: var(--muted); font-size: 0.8rem; }
+.copyright { margin: 0.4rem 0 0; font-size: 0.85rem; color: var(--muted); }
+.sort { margin: 0 0 0.75rem; font-size: 0.9rem; color: var(--muted); }
+.sort select { font: inherit; margin-left: 0.35rem; padding: 0.2rem 0.4rem; border: 1px solid var(--line); border-radius: 6px; background: var(--card); color: var(--ink); }
 .results { margin-bottom: 1.5rem; }
 .results[hidden] { display: none; }
 .results-count { color: var(--muted); margin: 0 0 0.75rem; }
@@ -480,7 +566,8 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 .viewer-title { margin: 0.25rem 0 0.5rem; font-size: 1.3rem; }
 .viewer-position { margin: 0; color: #b5b5bd; font-size: 0.9rem; }
 .viewer-info dt { color: #b5b5bd; }
-.viewer-info .details { color: #b5b5bd; }
+.viewer-info .details, .viewer-info .copyright { color: #b5b5bd; }
+.viewer-info .taken { margin-top: 0.75rem; }
 .viewer button { font: inherit; color: inherit; background: #0009; border: 1px solid #fff4; border-radius: 999px; cursor: pointer; }
 .viewer-close { float: right; width: 2.5rem; height: 2.5rem; margin: 0 0 0.5rem 0.5rem; }
 .viewer-previous, .viewer-next { position: absolute; top: 50%; transform: translateY(-50%); width: 3rem; height: 3rem; font-size: 2rem; line-height: 1; }
@@ -555,9 +642,12 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 {{#hasItems}}
   <section class="photos" aria-labelledby="photos-title">
   <h2 id="photos-title" class="visually-hidden">Photos</h2>
-  <ul class="grid" data-album="{{albumTitle}}" data-total="{{itemCount}}" data-first="{{firstPosition}}"{{#previous}} data-previous="{{href}}"{{/previous}}{{#next}} data-next="{{href}}"{{/next}}>
+{{#sortsByDate}}
+  <p class="sort" hidden><label for="sort-order">Order</label> <select id="sort-order"><option value="">As the source shows them</option><option value="taken">Date taken, oldest first</option><option value="-taken">Date taken, newest first</option></select></p>
+{{/sortsByDate}}
+  <ul class="grid" data-album="{{albumTitle}}" data-total="{{itemCount}}" data-first="{{firstPosition}}"{{#previous}} data-previous="{{href}}"{{/previous}}{{#next}} data-next="{{href}}"{{/next}}{{#sortsByDate}} data-base="{{base}}"{{/sortsByDate}}>
 {{#items}}
-    <li class="item" id="{{id}}" data-position="{{position}}">
+    <li class="item" id="{{id}}" data-position="{{position}}"{{#takenISO}} data-taken="{{takenISO}}"{{/takenISO}}>
       <figure>
         <a class="tile" href="{{href}}"{{#originalWidth}} data-width="{{originalWidth}}" data-height="{{originalHeight}}"{{/originalWidth}}><img src="{{path}}"{{#srcset}} srcset="{{srcset}}" sizes="(max-width: 40rem) 50vw, (min-width: 100rem) 22rem, 16rem"{{/srcset}}{{#width}} width="{{width}}" height="{{height}}"{{/width}} alt="{{alt}}" loading="lazy"></a>
         <figcaption>
@@ -566,6 +656,31 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 {{#caption}}
             <p class="caption">{{caption}}</p>
 {{/caption}}
+{{#hasFileMetadata}}
+            <dl class="taken">
+{{#taken}}
+              <dt>Taken</dt><dd><time datetime="{{takenISO}}">{{taken}}</time></dd>
+{{/taken}}
+{{#camera}}
+              <dt>Camera</dt><dd>{{camera}}</dd>
+{{/camera}}
+{{#lens}}
+              <dt>Lens</dt><dd>{{lens}}</dd>
+{{/lens}}
+{{#exposure}}
+              <dt>Exposure</dt><dd>{{exposure}}</dd>
+{{/exposure}}
+{{#location}}
+              <dt>Location</dt><dd>{{location}}</dd>
+{{/location}}
+{{#creator}}
+              <dt>By</dt><dd>{{creator}}</dd>
+{{/creator}}
+{{#keywords}}
+              <dt>Keywords</dt><dd>{{keywords}}</dd>
+{{/keywords}}
+            </dl>
+{{/hasFileMetadata}}
 {{#hasMetadata}}
             <dl>
 {{#metadata}}
@@ -573,6 +688,9 @@ footer { color: var(--muted); font-size: 0.85rem; padding-top: 1rem; padding-bot
 {{/metadata}}
             </dl>
 {{/hasMetadata}}
+{{#copyright}}
+            <p class="copyright">{{copyright}}</p>
+{{/copyright}}
             <p class="details">{{contentType}}, {{size}}{{#hasRenditions}}, {{renditions}} sizes{{/hasRenditions}}</p>
           </div>
         </figcaption>

@@ -342,6 +342,12 @@ struct MirrorPublisher: Sendable {
             names.append("next")
             values.append(.object(TemplateObject(["href": .text(href(album.fileBase, page.number + 1))])))
         }
+        // Only where it applies, so the pages of a mirror whose files say nothing keep the
+        // context (and fingerprints) they had.
+        if album.photos.count(where: { PhotoView.embedded(of: $0)?.taken != nil }) >= 2 {
+            names.append("sortsByDate")
+            values.append(.object(TemplateObject(["base": .text(album.fileBase)])))
+        }
         return TemplateObject(names: names, values: values)
     }
 
@@ -375,12 +381,7 @@ struct MirrorPublisher: Sendable {
     }
 
     /// A photo with no title is labelled by its file name, without the image extension.
-    static func fileTitle(_ key: String) -> String {
-        let path = PhotoView.firstRun(of: key[...], without: "?") ?? key[...]
-        let name = PercentEncoding.decode(String(PhotoView.lastRun(of: path, without: "/") ?? "image"))
-        guard HTMLScanner.hasImageExtension(name), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-        return String(name[..<dot])
-    }
+    static func fileTitle(_ key: String) -> String { PhotoText.fileTitle(key) }
 
     /// What the template sees for one photo's card: its tile (the rendition `PhotoView.tile`
     /// picks, with its size and a `srcset` of the renditions whose widths are known), the link to
@@ -412,6 +413,18 @@ struct MirrorPublisher: Sendable {
         if let caption = details.caption {
             names.append("caption")
             values.append(.text(caption))
+        }
+        // What the file says about itself: each name only where the file gives it.
+        let shown = PhotoView.embeddedDetails(of: photo)
+        if !shown.isEmpty {
+            if shown.contains(where: { $0.name != "copyright" }) {
+                names.append("hasFileMetadata")
+                values.append(.flag(true))
+            }
+            for (name, value) in shown {
+                names.append(name)
+                values.append(.text(value))
+            }
         }
         names += ["hasMetadata", "metadata", "contentType", "size", "hasRenditions", "renditions", "key", "bytes"]
         values += [

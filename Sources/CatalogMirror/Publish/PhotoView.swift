@@ -37,8 +37,7 @@ enum PhotoView {
         let item = photo.original
         guard let given = item.title ?? photo.display.title else {
             // No title: the file's name, which is always a file name.
-            let name = MirrorPublisher.fileTitle(item.key)
-            return name.contains(" ") ? name : words(ofFileName: name)
+            return PhotoText.nameTitle(item.key)
         }
         // Only a label of one word can be a file name; most titles stop here.
         guard !given.contains(" ") else { return given }
@@ -50,49 +49,21 @@ enum PhotoView {
         return words(ofFileName: given)
     }
 
-    /// The first run of `text` without `separator`, as `text.split(separator:).first` gives
-    /// it, found without splitting the rest; nil when there is none.
+    /// The first run of `text` without `separator` (`PhotoText.firstRun`).
     static func firstRun(of text: Substring, without separator: Character) -> Substring? {
-        let rest = text.drop { $0 == separator }
-        guard !rest.isEmpty else { return nil }
-        return rest[..<(rest.firstIndex(of: separator) ?? rest.endIndex)]
+        PhotoText.firstRun(of: text, without: separator)
     }
 
-    /// The last run of `text` without `separator`, as `text.split(separator:).last` gives it.
+    /// The last run of `text` without `separator` (`PhotoText.lastRun`).
     static func lastRun(of text: Substring, without separator: Character) -> Substring? {
-        var end = text.endIndex
-        while end > text.startIndex, text[text.index(before: end)] == separator { end = text.index(before: end) }
-        guard end > text.startIndex else { return nil }
-        let head = text[..<end]
-        return head[(head.lastIndex(of: separator).map { head.index(after: $0) } ?? head.startIndex)...]
+        PhotoText.lastRun(of: text, without: separator)
     }
 
-    /// Whether `a` and `b` differ at most in case, as `caseInsensitiveCompare` says: for printable ASCII
-    /// text (most titles and values) compared here letter by letter, without Foundation's
-    /// bridging of both strings (a fifth of working out a page's cards).
-    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        let fast = a.withUTF8 { a in
-            b.withUTF8 { b -> Bool? in
-                guard a.allSatisfy({ (0x20..<0x7F).contains($0) }), b.allSatisfy({ (0x20..<0x7F).contains($0) }) else {
-                    return nil
-                }
-                guard a.count == b.count else { return false }
-                func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
-                return zip(a, b).allSatisfy { lower($0) == lower($1) }
-            }
-        }
-        return fast ?? (a.caseInsensitiveCompare(b) == .orderedSame)
-    }
+    /// Whether `a` and `b` differ at most in case (`PhotoText.sameIgnoringCase`).
+    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool { PhotoText.sameIgnoringCase(a, b) }
 
-    /// `name` with its `-` and `_` as spaces and its first letter upper-cased, when that leaves
-    /// some words; else `name`.
-    static func words(ofFileName name: String) -> String {
-        let words = name.split(whereSeparator: { $0 == "-" || $0 == "_" }).joined(separator: " ")
-        guard let first = words.first, words.contains(where: \.isLetter) else { return name }
-        return first.uppercased() + words.dropFirst()
-    }
+    /// `name` as words (`PhotoText.words(ofFileName:)`).
+    static func words(ofFileName name: String) -> String { PhotoText.words(ofFileName: name) }
 
     /// The rendition the grid's tile shows: the smallest (its `srcset` offers the larger ones
     /// to screens that need them).
@@ -114,10 +85,8 @@ enum PhotoView {
         return byWidth.keys.sorted().map { "\(up)\(byWidth[$0] ?? "") \($0)w" }.joined(separator: ", ")
     }
 
-    /// Metadata names whose value is the photo's caption, not a field, the first found first.
-    /// `alt` comes last: the text the source gave the image where it showed it, a caption only
-    /// when it says more than the title.
-    static let captionNames = ["description", "caption", "summary", "comment", "content", "alt"]
+    /// Metadata names whose value is the photo's caption (`PhotoText.captionNames`).
+    static let captionNames = PhotoText.captionNames
 
     /// The photo's caption and its other metadata, as the photo view shows them: real values
     /// only (a value that repeats the title or the album's title, a file name, or one with no
@@ -159,5 +128,82 @@ enum PhotoView {
         }
         fields.sort { $0.name < $1.name }
         return (caption, fields)
+    }
+
+    // MARK: - What the file says
+
+    /// What the photo's file says about itself: its largest rendition's, else the first
+    /// rendition's that says something (a site's smaller renditions are often its own resizes,
+    /// which keep nothing, or the other way round).
+    static func embedded(of photo: SitePlan.Photo) -> EmbeddedMetadata? {
+        if let own = photo.original.embedded { return own }
+        guard photo.renditions > 1 else { return nil }
+        return photo.renditionItems.lazy.compactMap(\.embedded).first
+    }
+
+    /// The card's names for what the file says, in the order the photo view shows them, each
+    /// only when known: `takenISO` and `taken` (the date as ISO 8601 and as words), `camera`,
+    /// `lens`, `exposure`, `location` (text coordinates only), `keywords`, `creator`,
+    /// `copyright`.
+    static func embeddedDetails(of photo: SitePlan.Photo) -> [(name: String, value: String)] {
+        guard let metadata = embedded(of: photo) else { return [] }
+        var shown: [(name: String, value: String)] = []
+        if let taken = metadata.taken, let text = takenText(taken) {
+            shown.append(("takenISO", taken))
+            shown.append(("taken", text))
+        }
+        if let camera = metadata.camera { shown.append(("camera", camera)) }
+        if let lens = metadata.lens { shown.append(("lens", lens)) }
+        if let exposure = metadata.exposure.flatMap(exposureText) { shown.append(("exposure", exposure)) }
+        if let location = metadata.location { shown.append(("location", locationText(location))) }
+        if let keywords = metadata.keywords, !keywords.isEmpty { shown.append(("keywords", keywords.joined(separator: ", "))) }
+        if let creator = metadata.creator { shown.append(("creator", creator)) }
+        if let copyright = metadata.copyright { shown.append(("copyright", copyright)) }
+        return shown
+    }
+
+    private static let months = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ]
+
+    /// `2008-01-22T03:28:22+01:00` as `22 January 2008, 03:28 (UTC+01:00)`: the time as the
+    /// camera's clock showed it, and its offset when the file gives one. Nil for text that is
+    /// not such a date.
+    static func takenText(_ iso: String) -> String? {
+        let bytes = Array(iso.utf8)
+        guard bytes.count >= 10, let year = Int(iso.prefix(4)), let month = Int(iso.dropFirst(5).prefix(2)),
+            let day = Int(iso.dropFirst(8).prefix(2)), (1...12).contains(month)
+        else { return nil }
+        var text = "\(day) \(months[month - 1]) \(year)"
+        guard bytes.count >= 16 else { return text }
+        text += ", " + iso.dropFirst(11).prefix(5)
+        let offset = iso.dropFirst(19)
+        if offset == "Z" { text += " (UTC)" } else if offset.count == 6 { text += " (UTC\(offset))" }
+        return text
+    }
+
+    /// `107 mm · f/5.6 · 1/80 s · ISO 400` (no-break spaces inside each part), of the parts
+    /// known; nil when none is.
+    static func exposureText(_ exposure: EmbeddedMetadata.Exposure) -> String? {
+        var parts: [String] = []
+        // A part never breaks across lines (no-break spaces inside it); the line breaks between parts.
+        if let focal = exposure.focalLength { parts.append(JSONText.number(focal) + "\u{A0}mm") }
+        if let aperture = exposure.aperture { parts.append("f/" + JSONText.number(aperture)) }
+        if let time = exposure.exposureTime { parts.append(time + "\u{A0}s") }
+        if let iso = exposure.iso { parts.append("ISO\u{A0}\(iso)") }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// `48.85837° N, 2.29448° E`: five decimals (about a metre), as text only; the site
+    /// fetches no map.
+    static func locationText(_ location: EmbeddedMetadata.Location) -> String {
+        func degrees(_ value: Double, _ positive: String, _ negative: String) -> String {
+            let scaled = Int((abs(value) * 100_000).rounded())
+            let fraction = String(scaled % 100_000)
+            return "\(scaled / 100_000).\(String(repeating: "0", count: 5 - fraction.count))\(fraction)° "
+                + (value < 0 ? negative : positive)
+        }
+        return degrees(location.latitude, "N", "S") + ", " + degrees(location.longitude, "E", "W")
     }
 }

@@ -5,11 +5,13 @@ import Foundation
 /// of every page works from `file://` (no `fetch`, no module) and with no server at all.
 ///
 /// The script assigns one global, `catalogMirrorSearch`: `{"v": 1, "perPage": N, "albums":
-/// [[title, fileBase, photoCount], ...], "photos": [...]}`, where `photos` is flat, six values
+/// [[title, fileBase, photoCount], ...], "photos": [...]}`, where `photos` is flat, seven values
 /// a photo, album by album in the order of their pages: the anchor name of its view (`0` when
 /// it is the tile's file name without the extension), the tile's file in `images/`, the tile's
-/// width and height (`0` when unknown), the photo's label, and the rest of its words (caption,
-/// metadata). A photo's page follows from its place in its album and `perPage`, so the index
+/// width and height (`0` when unknown), the photo's label, the rest of its words (caption,
+/// metadata, and what its file says: keywords, camera, lens, creator, the year it was taken;
+/// never its position), and when it was taken (ISO 8601, `""` when unknown; the album's sort
+/// by date reads it). A photo's page follows from its place in its album and `perPage`, so the index
 /// holds no link. Arrays, not an object a photo: at 100,000 photos the script is about 100 bytes
 /// a photo and parses in a fraction of a second.
 ///
@@ -18,8 +20,8 @@ import Foundation
 enum SearchIndex {
     /// The file, relative to the mirror's root.
     static let fileName = "assets/search-index.js"
-    /// The format's version (`v`).
-    static let version = 1
+    /// The format's version (`v`): 2 added the date taken, a seventh value a photo.
+    static let version = 2
 
     /// Writes the index of `site` (pages of `itemsPerPage` photos) unless the file already holds
     /// it. - Returns: whether the file was written, and the SHA-256 of its bytes.
@@ -103,7 +105,13 @@ enum SearchIndex {
                 text(PhotoView.title(of: photo))
                 out.append(UInt8(ascii: ","))
                 let details = PhotoView.details(of: photo, albumTitle: albumTitle)
-                text(([details.caption].compactMap { $0 } + details.fields.map(\.value)).joined(separator: " "))
+                let embedded = PhotoView.embedded(of: photo)
+                let fileWords =
+                    (embedded?.keywords ?? [])
+                    + [embedded?.camera, embedded?.lens, embedded?.creator, embedded?.year].compactMap { $0 }
+                text(([details.caption].compactMap { $0 } + details.fields.map(\.value) + fileWords).joined(separator: " "))
+                out.append(UInt8(ascii: ","))
+                text(embedded?.taken ?? "")
                 try flush()
             }
         }

@@ -58,6 +58,8 @@ struct SitePlan {
         var firstSeen: Date { items.all.firstSeen(at: index) }
         /// The image's size in pixels, when the manifest knows it.
         var dimensions: ImageDimensions? { items.all.dimensions(at: index) }
+        /// What the image's file says about itself (date taken, camera...), when it says something.
+        var embedded: EmbeddedMetadata? { items.all.embedded(at: index) }
     }
 
     /// The manifest's items, shared by every photo of the plan, and the renditions of the

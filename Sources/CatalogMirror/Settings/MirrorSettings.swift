@@ -78,6 +78,8 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var speedLimit: Int?
     /// `--speed-time` in seconds. Default: `LowSpeedLimit.duration` (30 s).
     public var speedTime: Int?
+    /// `--strip-location`. Default: nil (`PublishConfiguration.stripLocation`: positions kept).
+    public var stripLocation: Bool?
     /// `--metrics`: the absolute path of the Prometheus text file written after each run; an
     /// empty string turns a saved one off. Default: nil (no metrics file).
     public var metrics: String?
@@ -159,6 +161,7 @@ extension MirrorConfiguration {
         validation.maxSize = settings.maxSize
         publish.maxDelete = settings.maxDelete ?? .default
         validation.honourRobots = !(settings.ignoreRobots ?? false)
+        publish.stripLocation = settings.stripLocation ?? false
         fetch.rate = settings.rate
         if let connections = settings.connectionsPerHost { fetch.connectionsPerHost = min(256, max(1, connections)) }
         publish.templateDirectory = settings.template.map { URL(fileURLWithPath: $0) }

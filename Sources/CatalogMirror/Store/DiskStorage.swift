@@ -52,6 +52,20 @@ import Foundation
         diskHits = hitCount.stream
     }
 
+    /// `--strip-location`: no row keeps the GPS position of its file, so none is ever written
+    /// under the mirror (`EmbeddedMetadata.withholdingLocation()`). Default: false.
+    public private(set) var withholdsLocation = false
+
+    /// Sets `withholdsLocation` for this run, before any image is stored or confirmed.
+    public func withholdLocation(_ withhold: Bool) {
+        withholdsLocation = withhold
+    }
+
+    /// `embedded` as a row keeps it this run: without its position under `--strip-location`.
+    private func kept(_ embedded: EmbeddedMetadata?) -> EmbeddedMetadata? {
+        withholdsLocation ? embedded?.withholdingLocation() : embedded
+    }
+
     /// Longest a staged row waits unwritten (`RowIndex.stagedDelay`; tests change it).
     var stagedDelay: Duration {
         get { rows.stagedDelay }
@@ -206,6 +220,12 @@ import Foundation
             // a few small reads), so a mirror gains them without downloading anything again.
             stored.dimensions = ImageHeader.dimensions(ofFileAtPath: publication.path(of: stored))
         }
+        if stored.embedded == nil || (stored.embedded?.locationWithheld == true && !withholdsLocation) {
+            // A row from before metadata was kept, or kept without the position a run with
+            // `--strip-location` withheld: read from the file's header blocks again.
+            stored.embedded = EmbeddedMetadataReader.read(fileAtPath: publication.path(of: stored))
+        }
+        stored.embedded = kept(stored.embedded)
         stored.etag = validators.etag ?? stored.etag
         stored.lastModified = validators.lastModified ?? stored.lastModified
         stored.lastChecked = now
@@ -256,6 +276,7 @@ import Foundation
             same.lastModified = file.lastModified
             same.lastChecked = now
             same.dimensions = same.dimensions ?? file.dimensions
+            same.embedded = kept(file.embedded ?? same.embedded)
             try keep(same)
             return same
         }
@@ -269,7 +290,7 @@ import Foundation
             contentType: file.format.mediaType, etag: file.etag, lastModified: file.lastModified,
             firstSeen: previous?.firstSeen ?? now, lastChecked: now, stagedName: stagedName,
             fileModified: FileSystem.status(atPath: publication.path(ofFile: name, stagedName: stagedName))?.modified,
-            dimensions: file.dimensions
+            dimensions: file.dimensions, embedded: kept(file.embedded)
         )
         // Replaces any queued confirmation of the old file, which must not overwrite this row.
         try keep(stored, newFile: true)

@@ -190,6 +190,12 @@ struct StateDatabase: Sendable {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: "ALTER TABLE image ADD COLUMN width INTEGER; ALTER TABLE image ADD COLUMN height INTEGER")
         }
+        // What each file says about itself (`StoredImage.embedded`, as `EmbeddedMetadata.indexText`
+        // writes it), so a 304 keeps it; a row from before has none until its next confirmation
+        // reads the file's header blocks.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "ALTER TABLE image ADD COLUMN embedded TEXT")
+        }
         return migrator
     }
 
@@ -197,8 +203,8 @@ struct StateDatabase: Sendable {
     private static let v1Columns = 10
     private static let columns =
         "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName, fileModified, "
-        + "width, height"
-    private static let columnCount = 13
+        + "width, height, embedded"
+    private static let columnCount = 14
 
     private static let insertSQL = insertSQL(columns: columnCount)
 
@@ -213,6 +219,7 @@ struct StateDatabase: Sendable {
             image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
             image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
             image.stagedName, image.fileModified, image.dimensions?.width, image.dimensions?.height,
+            image.embedded?.indexText,
         ]
         try statement.execute(arguments: StatementArguments(values.prefix(count)))
     }
@@ -228,7 +235,8 @@ struct StateDatabase: Sendable {
             lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9], fileModified: row[10],
             dimensions: (row[11] as Int?).flatMap { width in
                 (row[12] as Int?).flatMap { ImageDimensions.checked(width: width, height: $0) }
-            })
+            },
+            embedded: (row[13] as String?).flatMap(EmbeddedMetadata.init(indexText:)))
     }
 
     private func failure(_ operation: String, _ error: any Error) -> StoreError {

@@ -34,11 +34,15 @@ public struct StoredImage: Sendable, Equatable {
     /// stored before sizes were kept, when it was next confirmed); nil when the header does
     /// not say.
     public var dimensions: ImageDimensions?
+    /// What the file says about itself (`EmbeddedMetadata`), read when it was stored (or, for
+    /// a row stored before it was kept, when it was next confirmed); nil when not read yet.
+    /// Without its position when the mirror is made with `--strip-location`.
+    public var embedded: EmbeddedMetadata?
 
     init(
         key: CanonicalURL, fileName: String, sha256: String, byteCount: Int64, contentType: String, etag: String?,
         lastModified: String?, firstSeen: Date, lastChecked: Date, stagedName: String? = nil, fileModified: Int64? = nil,
-        dimensions: ImageDimensions? = nil
+        dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil
     ) {
         self.key = key
         self.path = Self.directory + fileName
@@ -52,6 +56,7 @@ public struct StoredImage: Sendable, Equatable {
         self.stagedName = stagedName
         self.fileModified = fileModified
         self.dimensions = dimensions
+        self.embedded = embedded
     }
 
     /// True when a file with `status` is this image's, as stored: its size, and (when known) the

@@ -126,6 +126,44 @@ struct ManifestTests {
     }
 
     /// An item `width` pixels wide (and three quarters of that high), of `bytes` bytes, in an album.
+    @Test("what a file says about itself is written as JSONEncoder writes it, awkward numbers and texts included")
+    func manifestEmbedded() throws {
+        var items: [Manifest.Item] = []
+        let numbers: [Double] = [5.6, 107, 0.1, 1e-7, 48.8583701, -2.2944813, 123_456.5, 1e21, 0.000_012_3]
+        for (index, number) in numbers.enumerated() {
+            var item = sizedItem("p\(index)", width: index % 2 == 0 ? 640 : nil, bytes: Int64(index))
+            item.taken = "2008-01-22T03:28:22+01:00"
+            item.camera = "Canon \"EOS\" <350D> \\ é"
+            item.lens = index == 0 ? nil : "EF/\u{1}"
+            item.exposure = EmbeddedMetadata.Exposure(
+                focalLength: number, aperture: index == 3 ? nil : number, exposureTime: index == 4 ? nil : "1/80",
+                iso: index == 5 ? nil : 400)
+            item.keywords = index == 6 ? [] : ["a", "b \"c\"", "🌊"]
+            item.creator = "Ann"
+            item.copyright = "© 2019"
+            item.location = EmbeddedMetadata.Location(
+                latitude: number.truncatingRemainder(dividingBy: 90), longitude: -number.truncatingRemainder(dividingBy: 180))
+            item.title = "Title \(index)"
+            item.titleFrom = [Manifest.TextSource.page, .file, .name][index % 3]
+            item.captionFrom = index % 2 == 0 ? .file : nil
+            items.append(item)
+        }
+        var empty = sizedItem("z", width: nil, bytes: 9)
+        empty.exposure = EmbeddedMetadata.Exposure()
+        items.append(empty)
+        let manifest = Manifest(source: "http://h/", generatedAt: Date(timeIntervalSince1970: 0), items: items, rejected: [])
+        let encoded = try manifest.encoded()
+        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: try JSONCoding.encode(manifest), as: UTF8.self))
+        // The table keeps an exposure only when it says something, as the reader makes them.
+        let kept = items.map { item in
+            var kept = item
+            if kept.exposure?.isEmpty == true { kept.exposure = nil }
+            return kept
+        }
+        #expect(try JSONCoding.decode(Manifest.self, from: encoded).items == kept)
+        #expect(Array(ItemTable(items)) == kept)
+    }
+
     func sizedItem(_ name: String, width: Int?, bytes: Int64) -> Manifest.Item {
         Manifest.Item(
             key: "http://h/g/\(name).jpg", path: "images/\(name)-0123456789.jpg", sha256: "ab", bytes: bytes,

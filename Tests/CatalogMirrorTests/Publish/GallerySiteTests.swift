@@ -160,7 +160,7 @@ struct GallerySiteTests {
         #expect(script.contains(#""c-0123456789","c-small-0123456789.jpg",0,0,"Gamma","""#))
         #expect(
             script.hasPrefix("/* catalog-mirror search index")
-                && script.contains("window.catalogMirrorSearch = {\"v\":1,\"perPage\":2,"))
+                && script.contains("window.catalogMirrorSearch = {\"v\":2,\"perPage\":2,"))
 
         // Published again unchanged: the file is left alone.
         let before = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date

@@ -21,14 +21,31 @@ struct SiteContractTests {
         let date = Date(timeIntervalSince1970: 1_790_000_000)
         func item(
             _ name: String, album: String, title: String?, bytes: Int64, width: Int? = nil, of original: String? = nil,
-            metadata: [String: String]? = nil, query: String = ""
+            metadata: [String: String]? = nil, query: String = "", embedded: EmbeddedMetadata? = nil
         ) -> Manifest.Item {
-            Manifest.Item(
+            var item = Manifest.Item(
                 key: "http://h/g/\(name).jpg\(query)", path: "images/\(name)-0a1b2c.jpg", sha256: "ab", bytes: bytes,
                 contentType: "image/jpeg", title: title, metadata: metadata, album: album,
                 variantOf: original.map { "http://h/g/\($0).jpg" }, firstSeen: date, lastChecked: date, width: width,
                 height: width.map { $0 * 3 / 4 })
+            item.embedded = embedded
+            return item
         }
+        func dated(_ taken: String) -> EmbeddedMetadata {
+            var metadata = EmbeddedMetadata()
+            metadata.taken = taken
+            return metadata
+        }
+        // What a file says about itself, every field, with `<>&"'` in its texts.
+        var street = EmbeddedMetadata()
+        street.taken = "2019-06-01T18:30:05+02:00"
+        street.camera = "Canon <EOS> \"5D\""
+        street.lens = "EF24-105mm f/4L & 'IS'"
+        street.exposure = EmbeddedMetadata.Exposure(focalLength: 50, aperture: 8, exposureTime: "1/250", iso: 200)
+        street.location = EmbeddedMetadata.Location(latitude: 48.8583701, longitude: -2.2944813)
+        street.keywords = ["night", "<street>"]
+        street.creator = "Jane & Joe"
+        street.copyright = "© 2019 <Jane>"
         let start = "http://h/g/"
         let nature = "http://h/g/nature/"
         let birds = "http://h/g/nature/birds/"
@@ -37,13 +54,14 @@ struct SiteContractTests {
             item("own", album: start, title: "Own <b>\"1\"</b> & 'co'", bytes: 999, width: 640),
             item(
                 "lake", album: nature, title: "Lake & <Mist>", bytes: 9_000_000, width: 4000,
-                metadata: ["description": "Dawn <over> the \"water\" & 'hills'", "price": "12 < 13 & 'x'", "<k>": "\"v\""]),
+                metadata: ["description": "Dawn <over> the \"water\" & 'hills'", "price": "12 < 13 & 'x'", "<k>": "\"v\""],
+                embedded: dated("2008-01-22T03:28:22")),
             item("lake-small", album: nature, title: nil, bytes: 90_000, width: 800, of: "lake"),
             item("lake-thumb", album: nature, title: nil, bytes: 9_000, width: 200, of: "lake"),
-            item("tree", album: nature, title: nil, bytes: 5_000, query: "?a=1&b='2'"),
+            item("tree", album: nature, title: nil, bytes: 5_000, query: "?a=1&b='2'", embedded: dated("2008-01-21")),
             item("autumn-maple", album: nature, title: "autumn-maple", bytes: 12_345, width: 300),
             item("wren", album: birds, title: "Wren", bytes: 1_500_000, width: 1024, metadata: ["alt": "Nature & <co>"]),
-            item("street", album: city, title: "Street", bytes: 42, width: 10),
+            item("street", album: city, title: "Street", bytes: 42, width: 10, embedded: street),
             item("sun", album: start, title: nil, bytes: 1_000, width: 16, metadata: ["caption": "Sun & 'sky'"]),
         ]
         return Manifest(
@@ -58,6 +76,14 @@ struct SiteContractTests {
     static func contractTemplate() throws -> SiteTemplate {
         try SiteTemplate(
             files: ["page.mustache": Array(try Data(contentsOf: fixtures.appendingPathComponent("page.mustache")))],
+            origin: "site-contract")
+    }
+
+    /// `Fixtures/site-contract/file-metadata.mustache`: the names of what a photo's file says
+    /// about itself, and the page's order by date.
+    static func fileMetadataTemplate() throws -> SiteTemplate {
+        try SiteTemplate(
+            files: ["page.mustache": Array(try Data(contentsOf: fixtures.appendingPathComponent("file-metadata.mustache")))],
             origin: "site-contract")
     }
 
@@ -80,6 +106,19 @@ struct SiteContractTests {
         #expect(output == expected, "not expected.txt: the output is \(NSTemporaryDirectory())site-contract-actual.txt")
     }
 
+    @Test("the names of what a file says about itself render as expected-file-metadata.txt, only where they apply")
+    func fileMetadataNames() throws {
+        let output = Self.rendered(with: try Self.fileMetadataTemplate())
+        let file = Self.fixtures.appendingPathComponent("expected-file-metadata.txt")
+        let expected = (try? Data(contentsOf: file)).map { String(decoding: $0, as: UTF8.self) } ?? "(no \(file.path))"
+        if output != expected {
+            try? Data(output.utf8).write(to: URL(fileURLWithPath: NSTemporaryDirectory() + "site-contract-file-metadata.txt"))
+        }
+        #expect(
+            output == expected,
+            "not expected-file-metadata.txt: the output is \(NSTemporaryDirectory())site-contract-file-metadata.txt")
+    }
+
     @Test("each page's fingerprint is the one earlier versions wrote for the same input, so no mirror renders again")
     func fingerprints() async throws {
         let template = try Self.contractTemplate()
@@ -91,15 +130,17 @@ struct SiteContractTests {
                 guard case .rendered(_, let input?) = work else { return "none" }
                 return input
             }
-        // Version 2's hashing of the fixture's pages, their contexts holding the count labels
-        // (`countLabel`, `itemCountLabel`, `photoCountLabel`).
+        // Version 2's hashing of the fixture's pages. Every page's context holds the count labels
+        // (`countLabel`, `itemCountLabel`, `photoCountLabel`); names of what a file says are
+        // added only where a file says something: the nature album (photos with dates:
+        // `sortsByDate`, `taken`) and the city album (every name).
         #expect(
             inputs == [
                 "e8ed59395bd008726014d996033bbdc30023da9d3b3d95bc138019eb9d8dc648",
-                "e2abc0ec9c45f01f932f832a854158c2603661fcfe2ebc3e12d23f6203659c40",
-                "83e05848977b5231e9de7f3be6ba0404803fa4b58db599ad9a99533ecf90a517",
+                "8f70d238fb2b910e5693bd62581807a8bec13cfb2f04af4334193327e837dc54",
+                "b3adee772c9648d2e7f5493bbe4ff2fa81c97e2a7b14708f0d6aa2620f32e0ea",
                 "9c1a6faeb0ccf7028c6573be7ec0480c3cc412c48922f7920d5372bb95ce1c23",
-                "f33cde0309c5f34cb3e693eab7b442585ae0573ecfdab60eeb2d27b6085a7e45",
+                "17ebaa69858df821a74038b14154ed85e193e253b99e3288c290d6e017d6ce1b",
             ])
     }
 

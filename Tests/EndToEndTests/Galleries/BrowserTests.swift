@@ -23,7 +23,8 @@ struct BrowserTests {
         .deletingLastPathComponent().appendingPathComponent("Browser/site_test.py")
 
     @Test(
-        "photo view, search, Back, keyboard, 375 px and axe-core in Chromium on the sample, sigal and lazygal mirrors")
+        "photo view, search, Back, keyboard, 375 px and axe-core in Chromium on the sample, sigal and lazygal mirrors, and EXIF in the photo view"
+    )
     func browser() async throws {
         try ExternalTool.require(.playwright, .chromium)
         let directory = try TemporaryDirectory()
@@ -44,6 +45,15 @@ struct BrowserTests {
             #expect(try unresolvedReferences(in: mirror) == [], "\(name)")
             mirrors.append("\(name)=\(mirror.path)")
         }
+        // Photos whose files say when, with what and where they were taken (issue 39): the photo
+        // view's details, the order by date and search by keyword, camera and year.
+        let exif = directory.url.appendingPathComponent("exif")
+        let exifSite = try await EmbeddedMetadataSyncTests.gallery(in: directory.url.appendingPathComponent("exif-source"))
+        let exifSync = try await StaticSiteServer(directory: exifSite, mount: "/").run { base in
+            try await Binary.run(["sync", base + "gallery/", "--out", exif.path, "--quiet"], in: directory.url)
+        }
+        try #require(exifSync.status == 0, "exif: sync exited \(exifSync.status): \(exifSync.stderr.suffix(600))")
+        mirrors.append("exif=\(exif.path)")
         let python = try ExternalTool.playwright.required()
         _ = try ExternalTool.chromium.required()
         // SITE_SCREENSHOTS=DIR keeps the screenshots (start page, album, photo view, search, dark
