@@ -204,6 +204,8 @@ struct Crawler: Sendable {
         var feeds: [CanonicalURL] = []
         var seenFeeds: Set<CanonicalURL> = []
         var bodies: [String: Int] = [:]
+        /// Pages by their path and the images they show (`listingKey`).
+        var listings: [String: Int] = [:]
         // Scripts and data files whose photos a page has been given: a file several pages load
         // (a listing every page advertises) gives its photos to the first of them in crawl
         // order only. Its photos on later pages would be repeats (a photo's album is the first
@@ -237,13 +239,18 @@ struct Crawler: Sendable {
                 summary.pages += 1
                 summary.warnings += warnings
                 progress.update { $0.pagesCrawled += 1 }
-                if let earlier = bodies[bodyHash] {
-                    // `/gallery/` and `/gallery/index.html` are often one page: read it once.
+                // `/gallery/` and `/gallery/index.html` are often one page, and one listing is
+                // reached by several URLs (`?sort=date`, `?view=grid`, tracking parameters): read
+                // once, counted once (in `--max-pages` and in which images most pages show).
+                let listing = Self.listingKey(url, scan.images)
+                if let earlier = bodies[bodyHash] ?? listing.flatMap({ listings[$0] }) {
                     summary.pageNumbers[page.url] = earlier
                     summary.pageNumbers[url] = summary.pageNumbers[url] ?? earlier
+                    frontier.repeated()
                     return nil
                 }
                 bodies[bodyHash] = page.sequence
+                if let listing { listings[listing] = page.sequence }
                 for resource in resources where givenResources.insert(resource.url).inserted {
                     scan.addPhotos(resource.photos)
                 }
@@ -330,6 +337,18 @@ struct Crawler: Sendable {
         summary.refusals.beyondDepth += frontier.refusals.beyondDepth
         summary.refusals.beyondPageLimit += frontier.refusals.beyondPageLimit
         return feeds
+    }
+
+    /// What makes two URLs one listing: the same path (the query aside) showing the same set of
+    /// images, in whatever order. Nil for a page that shows none.
+    static func listingKey(_ url: CanonicalURL, _ images: [ImageReference]) -> String? {
+        guard !images.isEmpty else { return nil }
+        var hasher = SHA256()
+        for image in Set(images.map(\.url)).sorted() {
+            hasher.update(data: Array(image.utf8))
+            hasher.update(data: [0])
+        }
+        return url.origin + url.path + " " + hasher.finalize().hexString
     }
 
     /// Sends a page's references to the engine, then the batch they end.

@@ -25,8 +25,15 @@ struct Frontier {
     private var head = 0
     private var seen: Set<CanonicalURL> = []
     private(set) var refusals = Refusals()
-    /// Pages admitted so far (queued or fetched).
-    var admitted: Int { queue.count }
+    /// Pages read and found to be another page again (the same body, or one listing reached by
+    /// several URLs): they do not count against `maxPages`.
+    private var repeats = 0
+    /// The first pages turned away by `maxPages` (at most `maxPages` of them), with the depth
+    /// they were offered at: a repeat's place goes to the first of them.
+    private var waiting: [(url: CanonicalURL, depth: Int)] = []
+    private var waitingHead = 0
+    /// Pages admitted so far (queued or fetched), repeats aside.
+    var admitted: Int { queue.count - repeats }
 
     init(start: CanonicalURL, scope: CrawlScope, maxDepth: Int, maxPages: Int) {
         self.scope = scope
@@ -48,13 +55,25 @@ struct Frontier {
             refusals.beyondDepth += 1
             return nil
         }
-        guard queue.count < maxPages else {
+        guard admitted < maxPages else {
             refusals.beyondPageLimit += 1
+            if waiting.count < maxPages { waiting.append((url, depth + 1)) }
             return nil
         }
         let page = Page(url: url, depth: depth + 1, sequence: queue.count)
         queue.append(page)
         return page
+    }
+
+    /// Says that a page read was one already read under another URL: it gives its place in
+    /// `maxPages` back.
+    mutating func repeated() {
+        repeats += 1
+        guard waitingHead < waiting.count else { return }
+        let (url, depth) = waiting[waitingHead]
+        waitingHead += 1
+        refusals.beyondPageLimit -= 1
+        queue.append(Page(url: url, depth: depth, sequence: queue.count))
     }
 
     /// The next page to fetch, in crawl order.
