@@ -64,8 +64,16 @@ struct CMSTruth: Decodable, Sendable {
 /// stops every process it started when its standard input closes, which `with(_:_:)` does when the
 /// body returns, and the kernel does when the test process dies.
 struct CMSSite: Sendable {
-    /// The sites: WordPress with a block theme and with a classic theme, and MediaWiki.
-    static let all = ["wordpress-block", "wordpress-classic", "mediawiki"]
+    /// The sites: WordPress with a block theme and with a classic theme, and MediaWiki; or those
+    /// named in `CMS_SITES` (comma-separated), to look at one:
+    /// `CMS_SITES=mediawiki swift test --filter CMSGalleryTests`.
+    static let all: [String] = {
+        let every = ["wordpress-block", "wordpress-classic", "mediawiki"]
+        guard let chosen = ProcessInfo.processInfo.environment["CMS_SITES"]?.split(separator: ",").map(String.init),
+            !chosen.isEmpty
+        else { return every }
+        return every.filter(chosen.contains)
+    }()
 
     let name: String
     /// `http://127.0.0.1:PORT`, without the final slash.
@@ -86,6 +94,7 @@ struct CMSSite: Sendable {
     /// the test (fails it under CI) when a package it needs is missing.
     static func with<T: Sendable>(_ name: String, _ body: (CMSSite) async throws -> T) async throws -> T {
         try ExternalTool.require(tools(name))
+        _ = buildAll
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let process = Process()
@@ -130,6 +139,27 @@ struct CMSSite: Sendable {
         } catch {
             await stop()
             throw error
+        }
+    }
+
+    /// Builds the template of every site whose packages are installed, side by side, the first
+    /// time a test asks for a site: WordPress's (PHP resizing photos) and MediaWiki's (ImageMagick)
+    /// then share the two cores while the first tests run. A site's `serve` waits for its own
+    /// template (`cms_site.py` locks each one), so nothing waits for this task.
+    private static let buildAll = Task<Void, Never> {
+        await withTaskGroup(of: Void.self) { group in
+            for name in all where tools(name).allSatisfy({ $0.path != nil }) {
+                group.addTask {
+                    guard let python = ExternalTool.python3.path,
+                        let build = try? await ExternalTool.run(
+                            python, [scripts.appendingPathComponent("cms_site.py").path, "build", name])
+                    else { return }
+                    // "built NAME in N s" for each template this run had to build (none when cached).
+                    for line in build.stderr.split(separator: "\n") where line.hasPrefix("built ") {
+                        print("CMS fixture \(line) under \(FileManager.default.temporaryDirectory.path)")
+                    }
+                }
+            }
         }
     }
 
