@@ -11,6 +11,8 @@ struct CMSChecks {
     let albums: [MirrorManifest.Album]
     /// The rejected keys and their reasons.
     let rejected: [String: String]
+    /// The photo each published key is a file of (see `photo(of:)`), worked out once.
+    let owners: [String: CMSTruth.Photo]
     let run: Binary.Result
     /// What the sync was (for messages): "" or "from /path".
     let context: String
@@ -25,6 +27,16 @@ struct CMSChecks {
         let data = try? Data(contentsOf: mirror.appendingPathComponent("manifest.json"))
         let list = data.flatMap { try? JSONDecoder().decode(Rejected.self, from: $0) }?.rejected ?? []
         rejected = Dictionary(list.map { ($0.key, $0.reason) }, uniquingKeysWith: { first, _ in first })
+        let families = site.truth.photos.compactMap { photo in (try? Regex(photo.family)).map { (photo, $0) } }
+        var owners: [String: CMSTruth.Photo] = [:]
+        for key in items.keys where key.hasPrefix(site.origin + "/") {
+            let path = String(key.dropFirst(site.origin.count))
+            let bare = String(path.prefix { $0 != "?" })
+            owners[key] =
+                site.truth.photos.first { $0.renditions.contains(path) }
+                ?? families.first { (try? $0.1.wholeMatch(in: bare)) != nil }?.0
+        }
+        self.owners = owners
     }
 
     /// What the run said and rejected, to follow an exit status in a message: its last lines of
@@ -125,18 +137,12 @@ struct CMSChecks {
 
     /// The published keys that are files of `photo` (its original and every rendition).
     func published(_ photo: CMSTruth.Photo) -> [String] {
-        items.keys.sorted().filter { self.photo(of: $0)?.id == photo.id }
+        items.keys.sorted().filter { owners[$0]?.id == photo.id }
     }
 
-    /// The photo whose file `key` is: a URL the site links for it, or a file of the same name
-    /// family (WordPress's `-WxH` sizes, MediaWiki's `/thumb/.../Npx-` thumbnails).
-    func photo(of key: String) -> CMSTruth.Photo? {
-        guard key.hasPrefix(site.origin + "/") else { return nil }
-        let bare = String(path(key).prefix { $0 != "?" })
-        return site.truth.photos.first { photo in
-            photo.renditions.contains(path(key)) || (try? Regex(photo.family).wholeMatch(in: bare)) != nil
-        }
-    }
+    /// The photo whose file published `key` is: a URL the site links for it, or a file of the same
+    /// name family (WordPress's `-WxH` sizes, MediaWiki's `/thumb/.../Npx-` thumbnails).
+    func photo(of key: String) -> CMSTruth.Photo? { owners[key] }
 
     /// `key` as a path from the site's origin.
     func path(_ key: String) -> String {

@@ -68,6 +68,10 @@ class Missing(Exception):
     """A package the site needs is not installed."""
 
 
+class PortTaken(Exception):
+    """Another process took the port free_port() gave before the site's server bound it."""
+
+
 def run(command, **kwargs):
     if "input" not in kwargs:
         kwargs["stdin"] = subprocess.DEVNULL
@@ -89,7 +93,8 @@ def wait_for_http(url, process, seconds=60):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the web server exited {process.returncode} before answering")
+            # Most likely the port was taken meanwhile (serve() tries another).
+            raise PortTaken(f"the web server exited {process.returncode} before answering")
         try:
             with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=10):
                 return
@@ -144,10 +149,17 @@ def php_server(processes, port, env, log):
     environment = dict(os.environ, PHP_CLI_SERVER_WORKERS="4", **env)
     # As a production php.ini has it: PHP's notices (twentytwentyone's attachment template has
     # some under PHP 8.2) go to the log, not into the pages.
+    # OPcache on, as on any production server (php-cli has it off): each page then costs half.
     command = ["php", "-d", "memory_limit=512M", "-d", "display_errors=0", "-d", "log_errors=1",
-               "-d", f"error_log={log}", "-S", f"127.0.0.1:{port}", os.path.join(HERE, "router.php")]
+               "-d", f"error_log={log}", "-d", "opcache.enable_cli=1",
+               "-S", f"127.0.0.1:{port}", os.path.join(HERE, "router.php")]
     process = processes.start(command, log, env=environment, cwd=env.get("CMS_DOCROOT", HERE))
     wait_for_http(f"http://127.0.0.1:{port}/robots.txt", process)
+    # php -S exits at once when the port was taken between free_port() and now: then what
+    # answered was someone else's server.
+    time.sleep(0.2)
+    if process.poll() is not None:
+        raise PortTaken(f"php -S exited {process.returncode} on port {port}")
     return process
 
 
@@ -222,8 +234,15 @@ def serve(site, work):
     os.makedirs(work, exist_ok=True)
     processes = Processes()
     try:
-        port = free_port()
-        module.start(built, work, port, processes)
+        for attempt in range(3):
+            port = free_port()
+            try:
+                module.start(built, work, port, processes)
+                break
+            except PortTaken:
+                processes.stop()
+                if attempt == 2:
+                    raise
         truth = os.path.join(built, "truth.json")
         print(json.dumps({"origin": f"http://127.0.0.1:{port}", "truth": truth}), flush=True)
         # Serves until the test closes standard input (or dies, which closes it too).
