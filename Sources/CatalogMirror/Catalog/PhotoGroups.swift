@@ -58,6 +58,8 @@ struct PhotoGroups {
     private var photoAlbum: [Int32] = []
     /// Each photo's own page, or -1.
     private var photoPage: [Int32] = []
+    /// The original each key is a CMS's resized copy of (`RenditionFamily`), by number, or -1.
+    private var copyOf: [Int32] = []
 
     /// Whether `sighting` is an album's cover (a thumbnail linking to its album page).
     func isCover(_ sighting: CatalogEntry.Sighting) -> Bool { coveredPage(by: sighting) != nil }
@@ -72,6 +74,14 @@ struct PhotoGroups {
     func linkedPage(of sighting: CatalogEntry.Sighting) -> Int? {
         guard let photo = sighting.photo else { return nil }
         return linkedPages[Local(document: sighting.document, photo: photo)]
+    }
+
+    /// Whether `copy` is a CMS's resized copy of `original` (`RenditionFamily`): smaller,
+    /// whatever the pages say of either.
+    func isResizedCopy(_ copy: CanonicalURL, of original: CanonicalURL) -> Bool {
+        guard let number = number(of: copy), copyOf[number] >= 0 else { return false }
+        let made = copyOf[number]
+        return entries[Int(made)].key == original
     }
 
     /// The photo `key` is a rendition of.
@@ -290,6 +300,7 @@ struct PhotoGroups {
         }
         // A CMS's resized copy joins its original (`RenditionFamily`), which a page showing the
         // copy links only through the photo's own page.
+        copyOf = family
         for key in 0..<keyCount where family[key] >= 0 && !placeholder[key] && !frequent[key] {
             let other = Int(family[key])
             guard !placeholder[other], !frequent[other], let first = graph.locals(ofKey: key).first,

@@ -63,8 +63,12 @@ enum PhotoText {
 
     /// `name` with its `-` and `_` as spaces and its first letter upper-cased, when that leaves
     /// some words; else `name`.
+    ///
+    /// A name whose words are joined by `_` (a wiki's `Ladybird_on_forget-me-nots`) keeps its
+    /// hyphens: they are inside words there.
     static func words(ofFileName name: String) -> String {
-        let words = name.split(whereSeparator: { $0 == "-" || $0 == "_" }).joined(separator: " ")
+        let separators: Set<Character> = name.contains("_") ? ["_"] : ["-", "_"]
+        let words = name.split(whereSeparator: { separators.contains($0) }).joined(separator: " ")
         guard let first = words.first, words.contains(where: \.isLetter) else { return name }
         return first.uppercased() + words.dropFirst()
     }

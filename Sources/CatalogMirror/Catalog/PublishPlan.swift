@@ -242,6 +242,9 @@ struct PublishPlan {
             for entry in entries { metadata.merge(entry.metadata) { current, _ in current } }
             metadata = PublishPlan.realValues(metadata)
             let largest = published.max { a, b in
+                // A CMS's resized copy is smaller than its original, whatever the pages say.
+                if groups.isResizedCopy(a.entry.key, of: b.entry.key) { return true }
+                if groups.isResizedCopy(b.entry.key, of: a.entry.key) { return false }
                 let (sizeA, sizeB) = (a.entry.largestSize, b.entry.largestSize)
                 if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
                 let (bytesA, bytesB) = (items.bytes(at: a.item), items.bytes(at: b.item))

@@ -354,6 +354,8 @@ public struct MirrorEngine: Sendable {
             let accepted = photo.entries.filter(\.mayBeRendition)
             guard
                 let largest = accepted.max(by: { a, b in
+                    if groups.isResizedCopy(a.key, of: b.key) { return true }
+                    if groups.isResizedCopy(b.key, of: a.key) { return false }
                     let (sizeA, sizeB) = (a.largestSize, b.largestSize)
                     if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
                     if a.declaredLength != b.declaredLength { return (a.declaredLength ?? -1) < (b.declaredLength ?? -1) }

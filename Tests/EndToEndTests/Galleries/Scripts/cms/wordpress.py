@@ -295,8 +295,11 @@ def write_truth(site, directory):
         post = path(content["posts"][attachment["post"]]["permalink"])
         folder, file = path(files["url"]).rsplit("/", 1)
         family = f"{re.escape(folder)}/{re.escape(stem)}(?:-scaled|-[0-9]+x[0-9]+)?\\.jpg"
+        # twentytwentyone's home page shows a featured image with its caption, as a photo of its
+        # own: the first page in crawl order that shows the photo (SPEC's album) is the home page.
+        albums = [post, "/"] if kind == "featured" and theme == "classic" else [post]
         photos.append({
-            "id": stem, "title": title, "titleFrom": source, "album": post, "albums": [post],
+            "id": stem, "title": title, "titleFrom": source, "album": post, "albums": albums,
             "original": path(files["url"]), "fullSize": path(files["original"]) if files["original"] else None,
             "renditions": renditions, "family": family, "page": path(attachment["page"]),
             "unlinked": sorted({url for _, url in by_width if url not in linked} |
