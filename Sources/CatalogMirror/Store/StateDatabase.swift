@@ -312,6 +312,35 @@ struct StateDatabase: Sendable {
         }
     }
 
+    /// How many rows wait in `staged/`, when each waits under its final name (`stagedName` is
+    /// `fileName`); nil when some row waits under another name.
+    func stagedUnderFinalNames() throws(StoreError) -> Int? {
+        do {
+            return try queue.inDatabase { db in
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*), COALESCE(SUM(stagedName != fileName), 0) FROM image
+                        WHERE stagedName IS NOT NULL
+                        """)
+                guard let row else { return nil }
+                let (count, other): (Int, Int) = (row[0], row[1])
+                return other == 0 ? count : nil
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Marks every row published (`stagedName` cleared), in one statement.
+    func markStagedPublished() throws(StoreError) {
+        do {
+            try queue.write { db in try db.execute(sql: "UPDATE image SET stagedName = NULL WHERE stagedName IS NOT NULL") }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
     /// Every row whose file is published in `images/`, in key order: what stands in for a
     /// damaged manifest (`PreviousManifest.init(index:url:)`).
     func publishedImages() throws(StoreError) -> [StoredImage] {
