@@ -198,6 +198,13 @@ public struct MirrorEngine: Sendable {
         case .success(let result):
             (catalog, summary, groups) = (result.catalog, result.summary, result.groups)
         }
+        // What the loads verified is committed before the publish step writes its large files:
+        // a disk that fills up from here on stops the run with every download kept.
+        do {
+            try await storage.commit()
+        } catch {
+            return .failure(Stop(error: .storage(error.message)))
+        }
         // What the store found broken and mended (a damaged index or manifest, files gone
         // from images/) is said first.
         summary.warnings = await storage.repairs() + summary.warnings

@@ -147,7 +147,9 @@ import Foundation
     /// this is false. An index that cannot be read counts as holding rows: nothing is removed.
     public func keepsDownloads() -> Bool {
         guard !readOnly else { return false }
-        try? rows.writeUnwritten()
+        // A run stopped by a full disk: room is made by giving up the last downloads whose rows
+        // could not be written (`RowIndex.writeUnwrittenMakingRoom`).
+        try? rows.writeUnwrittenMakingRoom { [publication] row in publication.remove(row) }
         return !((try? rows.isEmpty()) ?? false)
     }
 
@@ -290,6 +292,13 @@ import Foundation
         // A file an interrupted run had staged for this key is superseded.
         if let old = previous?.stagedName, old != stagedName { publication.removeStaged(old) }
         return stored
+    }
+
+    /// Writes every queued row (downloads and confirmations) to the index now, in one
+    /// transaction: what the engine asks when the loads have settled, before the publish step.
+    public func commit() throws(StoreError) {
+        guard !readOnly else { return }
+        try rows.writeUnwritten()
     }
 
     /// Moves the staged files of `keys` into `images/`, flushing the file system before the

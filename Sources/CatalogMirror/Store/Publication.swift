@@ -93,6 +93,13 @@ import Foundation
         unlink(stagedPath + "/" + stagedName)
     }
 
+    /// Removes the file of `stored`, a download whose row will not be written (a full disk),
+    /// if it waits in `staged/`.
+    func remove(_ stored: StoredImage) {
+        guard let stagedName = stored.stagedName else { return }
+        removeStaged(stagedName)
+    }
+
     /// Records that the file `name` in `images/` was missing or changed and is replaced by this
     /// run's download of the same bytes.
     mutating func noteRestored(_ name: String) {

@@ -153,6 +153,31 @@ import Foundation
         oldestUnwrittenStage = nil
     }
 
+    /// `writeUnwritten()` on a disk too full for it: the queued confirmations are given up first
+    /// (a lost one costs one more conditional request), then, one at a time, the queued rows of
+    /// files this run wrote, each handed to `remove` (which deletes its file, making room),
+    /// until what is left can be written. Throws the first failure all the same: the run stops
+    /// (its disk is full), keeping every download the index could still record.
+    mutating func writeUnwrittenMakingRoom(_ remove: (StoredImage) -> Void) throws(StoreError) {
+        let failure: StoreError
+        do {
+            try writeUnwritten()
+            return
+        } catch {
+            failure = error
+        }
+        let newFiles = Set(unwrittenNames.values)
+        unwritten = unwritten.filter { newFiles.contains($0.key) }
+        onlyChecked = []
+        var droppable = Array(unwritten.values)
+        while (try? writeUnwritten()) == nil, let row = droppable.popLast() {
+            unwritten[row.key] = nil
+            unwrittenNames[row.fileName] = nil
+            remove(row)
+        }
+        throw failure
+    }
+
     /// Writes `rows` at once, in one transaction, past the queue: for rows the queue holds no
     /// other version of (those `setUp` settles before anything is queued, and those `publish`
     /// moves after writing the queue).
