@@ -84,9 +84,10 @@ struct MirrorPublisher: Sendable {
     /// The files of a publish, written and flushed under temporary names, in the order they
     /// are put in place (`MirrorPublisher.prepare`).
     struct PreparedSite: Sendable {
-        /// Assets, then pages (last first, so a page never names a page not yet in place), then
-        /// `feed.atom`, the search index and the pages' fingerprints.
-        fileprivate var files: [AtomicFile.Prepared] = []
+        /// Assets, then pages (last first, so a page never names a page not yet in place: the
+        /// start page goes last), then `feed.atom`, the search index and the pages'
+        /// fingerprints; each marked when it is a page.
+        fileprivate var files: [(file: AtomicFile.Prepared, page: Bool)] = []
         /// How many pages were rendered, and how many left as they were.
         var outcome = Outcome()
         /// The file names of every page of the site, for removing pages it no longer has.
@@ -94,7 +95,7 @@ struct MirrorPublisher: Sendable {
 
         /// Removes the prepared files: the publish stopped before they were put in place.
         func discard() {
-            for file in files { file.discard() }
+            for (file, _) in files { file.discard() }
         }
     }
 
@@ -103,38 +104,35 @@ struct MirrorPublisher: Sendable {
     /// removes the pages the site no longer has. Renames need no disk space: a run that came
     /// this far does not stop for a full disk. On a failure, what was not yet renamed is
     /// removed and the old manifest stays.
+    ///
+    /// The mirror's first publish puts the pages in place last, after the manifest: every page
+    /// names `manifest.json`, `feed.atom` and the search index, which do not exist yet, while
+    /// a later publish finds the earlier ones in place. Then too the start page is the last
+    /// file renamed: whatever a reader reaches from it is there.
     @discardableResult
     func commit(_ site: PreparedSite, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
-        do throws(PublishError) {
-            try await BlockingWork.run { () throws(PublishError) in
-                var folders = Set<String>()
-                for (index, file) in site.files.enumerated() {
-                    let folder = file.destination.deletingLastPathComponent().path
-                    do throws(PublishError) {
-                        if !folders.contains(folder) {
-                            do {
-                                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                            } catch {
-                                throw PublishError(
-                                    "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
-                            }
-                        }
-                        try file.commit()
-                    } catch {
-                        for rest in site.files[index...] { rest.discard() }
-                        throw error
-                    }
-                    folders.insert(folder)
-                }
-                // The renames are durable before the manifest names what they put in place.
-                for folder in folders.sorted() {
-                    do throws(FileSystem.Failure) {
-                        try FileSystem.flushDirectory(folder)
-                    } catch {
-                        throw PublishError(error.description + PublishError.diskAdvice)
-                    }
-                }
+        let firstPublish = !FileManager.default.fileExists(atPath: layout.manifest.path)
+        if firstPublish {
+            let rest = PreparedSite(files: site.files.filter { $0.page }, outcome: site.outcome, pages: site.pages)
+            do throws(PublishError) {
+                try await Self.rename(site.files.filter { !$0.page }.map(\.file))
+            } catch {
+                rest.discard()
+                await manifestWrite.discard()
+                throw error
             }
+            do throws(PublishError) {
+                try await manifestWrite.wait().get().commit()
+            } catch {
+                rest.discard()
+                throw error
+            }
+            try await Self.rename(rest.files.map(\.file))
+            removeStalePages(keeping: Set(site.pages))
+            return site.outcome
+        }
+        do throws(PublishError) {
+            try await Self.rename(site.files.map(\.file))
         } catch {
             await manifestWrite.discard()
             throw error
@@ -142,6 +140,40 @@ struct MirrorPublisher: Sendable {
         try await manifestWrite.wait().get().commit()
         removeStalePages(keeping: Set(site.pages))
         return site.outcome
+    }
+
+    /// Renames `files` over their destinations, in order, making each destination's folder
+    /// first, and flushes the folders renamed into; on a failure, what was not renamed is removed.
+    private static func rename(_ files: [AtomicFile.Prepared]) async throws(PublishError) {
+        try await BlockingWork.run { () throws(PublishError) in
+            var folders = Set<String>()
+            for (index, file) in files.enumerated() {
+                let folder = file.destination.deletingLastPathComponent().path
+                do throws(PublishError) {
+                    if !folders.contains(folder) {
+                        do {
+                            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                        } catch {
+                            throw PublishError(
+                                "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
+                        }
+                    }
+                    try file.commit()
+                } catch {
+                    for rest in files[index...] { rest.discard() }
+                    throw error
+                }
+                folders.insert(folder)
+            }
+            // The renames are durable before the manifest names what they put in place.
+            for folder in folders.sorted() {
+                do throws(FileSystem.Failure) {
+                    try FileSystem.flushDirectory(folder)
+                } catch {
+                    throw PublishError(error.description + PublishError.diskAdvice)
+                }
+            }
+        }
     }
 
     /// What a publish knows before its pages: the fingerprints of the last one, when they can
@@ -173,17 +205,17 @@ struct MirrorPublisher: Sendable {
 
     /// The files `prepare` wrote so far, removed if it fails.
     private final class Prepared: Sendable {
-        private let files = Mutex<[AtomicFile.Prepared]>([])
+        private let files = Mutex<[(file: AtomicFile.Prepared, page: Bool)]>([])
 
-        func append(_ file: AtomicFile.Prepared?) {
+        func append(_ file: AtomicFile.Prepared?, page: Bool = false) {
             guard let file else { return }
-            files.withLock { $0.append(file) }
+            files.withLock { $0.append((file, page)) }
         }
 
-        var all: [AtomicFile.Prepared] { files.withLock { $0 } }
+        var all: [(file: AtomicFile.Prepared, page: Bool)] { files.withLock { $0 } }
 
         func discard() {
-            for file in all { file.discard() }
+            for (file, _) in all { file.discard() }
         }
     }
 
@@ -243,7 +275,7 @@ struct MirrorPublisher: Sendable {
                     case .rendered(let html, let input):
                         let bytes = Array(html.utf8)
                         if let file = try write(bytes, to: layout.root.appendingPathComponent(name)) {
-                            prepared.append(file)
+                            prepared.append(file, page: true)
                             wrote += 1
                         }
                         entries.append((name, input.map { .init(input: $0, output: SHA256.hash(data: bytes).hexString) }))
