@@ -329,7 +329,7 @@ class Reader(threading.Thread):
 
     def problem(self, kind, text):
         self.counts[kind] += 1
-        if len(self.problems) < 50:
+        if sum(1 for line in self.problems if line.startswith(kind + ": reader")) < 5:
             self.problems.append("%s: reader: %s" % (kind, text))
 
     def run(self):
@@ -443,8 +443,9 @@ class Soak:
 
     def problem(self, kind, text):
         self.counts[kind] += 1
-        if len(self.problems) < 50:
-            self.problems.append("%s: %s" % (kind, text))
+        # The first five of each kind are printed.
+        if sum(1 for line in self.problems if line.startswith(kind + ":")) < 5:
+            self.problems.append("%s: %s" % (kind, " / ".join(text.splitlines())))
         # The mirror as the first problems found it, for a look (kept with the work folder).
         snapshot = self.work / ("problem-%d" % self.counts["syncs"])
         if len(list(self.work.glob("problem-*"))) < 3 and not snapshot.exists():
@@ -465,7 +466,7 @@ class Soak:
         run = subprocess.run([self.args.binary, "verify", "--out", str(self.mirror), "--quiet"],
                              capture_output=True, text=True)
         if run.returncode != 0:
-            self.problem("lost", "verify after %s exited %d: %s" % (after, run.returncode, run.stderr.strip()[:300]))
+            self.problem("lost", "verify after %s exited %d: %s" % (after, run.returncode, run.stderr.strip()[:200]))
 
     def check_at_rest(self, after):
         """What a web server would hand out now, with no sync running, to a reader who comes in
@@ -511,7 +512,7 @@ class Soak:
 
     def problem(self, kind, text):
         self.counts[kind] += 1
-        if len(self.problems) < 50:
+        if sum(1 for line in self.problems if line.startswith(kind + ": reader")) < 5:
             self.problems.append("%s: reader: %s" % (kind, text))
 
     def run(self):
@@ -625,8 +626,9 @@ class Soak:
 
     def problem(self, kind, text):
         self.counts[kind] += 1
-        if len(self.problems) < 50:
-            self.problems.append("%s: %s" % (kind, text))
+        # The first five of each kind are printed.
+        if sum(1 for line in self.problems if line.startswith(kind + ":")) < 5:
+            self.problems.append("%s: %s" % (kind, " / ".join(text.splitlines())))
         # The mirror as the first problems found it, for a look (kept with the work folder).
         snapshot = self.work / ("problem-%d" % self.counts["syncs"])
         if len(list(self.work.glob("problem-*"))) < 3 and not snapshot.exists():
@@ -647,7 +649,7 @@ class Soak:
         run = subprocess.run([self.args.binary, "verify", "--out", str(self.mirror), "--quiet"],
                              capture_output=True, text=True)
         if run.returncode != 0:
-            self.problem("lost", "verify after %s exited %d: %s" % (after, run.returncode, run.stderr.strip()[:300]))
+            self.problem("lost", "verify after %s exited %d: %s" % (after, run.returncode, run.stderr.strip()[:200]))
 
     def check_at_rest(self, after):
         """What a web server would hand out now, with no sync running: every file each page
@@ -936,7 +938,7 @@ class Soak:
             "missing %d, partial %d, lost %d, stray %d (lock broken %d, hung %d)"
             % (c["missing"], c["partial"], c["lost"], c["stray"], c["lock-broken"], c["hung"]),
         ]
-        failures = [self.problems[i] for i in range(min(20, len(self.problems)))]
+        failures = sorted(self.problems, key=lambda line: line.split(":")[0])
         bad = sum(c[key] for key in ["missing", "partial", "lost", "stray", "lock-broken", "hung"])
         unexercised = [what for what, count in [("killed", c["killed"]), ("finished", c["finished"]),
                                                 ("refused by the lock", c["refused"]), ("read", c["images"])]
