@@ -280,7 +280,7 @@ public struct MirrorEngine: Sendable {
             generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
             albums: plan.albums)
         let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
-        // Written beside the pages; put in place after them.
+        // Written beside the pages; put in place with them (`MirrorPublisher.commit`).
         let manifestWrite = publisher.beginManifest(manifest)
         let site: MirrorPublisher.PreparedSite
         do {

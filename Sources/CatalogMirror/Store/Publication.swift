@@ -22,11 +22,9 @@ import Foundation
     private let layout: MirrorLayout
     /// When true (`--dry-run`) nothing on disk is created, changed or removed.
     private let readOnly: Bool
-    /// `images/`, `staged/` and `tmp/` as paths, joined to file names without any file-system
-    /// lookup.
+    /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private let imagesPath: String
     private let stagedPath: String
-    private let temporaryPath: String
     /// A first run's mode (`stageUnderFinalNames()`): a checked download waits in `staged/`
     /// under the name it will have in `images/`, so `publish` can move the whole folder at once.
     private(set) var stagesUnderFinalNames = false
@@ -39,7 +37,6 @@ import Foundation
         self.readOnly = readOnly
         imagesPath = layout.images.path
         stagedPath = layout.staged.path
-        temporaryPath = layout.temporary.path
     }
 
     /// Makes `place` keep each checked download in `staged/` under its final name (the one it
