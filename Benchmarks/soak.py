@@ -427,6 +427,14 @@ def quiet_static_server(directory):
 # --- the syncs ------------------------------------------------------------------------------
 
 
+def listing(folder):
+    """The names in `folder`; none when it is not there."""
+    try:
+        return os.listdir(folder)
+    except FileNotFoundError:
+        return []
+
+
 class Soak:
     def __init__(self, args):
         self.args = args
@@ -440,6 +448,7 @@ class Soak:
         self.problems = []
         self.requests = {"all": 0, "200": 0, "304": 0, "bytes": 0, "cut": 0}
         self.phases = None  # (publish start, publish end, wall time) of the last finished sync, from its start
+        self.running = None  # the sync under way, killed if the soak itself is stopped
 
     def problem(self, kind, text):
         self.counts[kind] += 1
@@ -501,183 +510,6 @@ class Soak:
                 self.problem("partial", "after %s, images/%s: %s" % (after, name, problem))
 
     def manifest(self):
-        status, body = self.get(self.base + "manifest.json")
-        if status != 200:
-            return None
-        try:
-            return {item["path"]: item["sha256"] for item in json.loads(body)["items"]}
-        except (ValueError, KeyError) as error:
-            self.problem("partial", "manifest.json: %s" % error)
-            return None
-
-    def problem(self, kind, text):
-        self.counts[kind] += 1
-        if sum(1 for line in self.problems if line.startswith(kind + ": reader")) < 5:
-            self.problems.append("%s: reader: %s" % (kind, text))
-
-    def run(self):
-        while not self.stopping.is_set():
-            try:
-                self.round()
-            except (OSError, urllib.error.URLError) as error:
-                self.problem("missing", "the web server failed: %s" % error)
-            self.stopping.wait(0.05)
-
-    def round(self):
-        manifest = self.manifest()
-        pages, seen, checked = [("index.html", None)], {"index.html"}, set()
-        while pages:
-            name, referrer = pages.pop()
-            status, body = self.get(self.base + name)
-            if status != 200:
-                if referrer is not None:
-                    self.recheck(referrer, name, name)
-                continue
-            self.counts["pages"] += 1
-            text = body.decode("utf-8", "replace")
-            references = re.findall(r'(?:src|href)="([^"#]+)', text)
-            for srcset in re.findall(r'srcset="([^"]*)"', text):
-                references += [part.split()[0] for part in srcset.split(",") if part.split()]
-            for reference in references:
-                target = urllib.parse.urljoin(self.base + name, html.unescape(reference))
-                if not target.startswith(self.base):
-                    continue
-                relative = urllib.parse.unquote(target[len(self.base) :])
-                if relative.endswith(".html"):
-                    if relative not in seen:
-                        seen.add(relative)
-                        pages.append((relative, name))
-                elif relative not in checked:
-                    checked.add(relative)
-                    manifest = self.check_file(name, relative, manifest)
-
-    def check_file(self, page, relative, manifest):
-        status, data = self.get(self.base + urllib.parse.quote(relative))
-        if status != 200:
-            self.recheck(page, relative, relative)
-            return manifest
-        if not relative.startswith("images/"):
-            return manifest
-        self.counts["images"] += 1
-        problem = png_problem(data)
-        if problem:
-            self.problem("partial", "%s (named by %s): %s" % (relative, page, problem))
-            return manifest
-        digest = hashlib.sha256(data).hexdigest()
-        if manifest is not None and relative in manifest and manifest[relative] != digest:
-            # A file keeps its name only while its bytes stay the same: a manifest read since
-            # the round began names it with the same hash, or something is wrong.
-            manifest = self.manifest()
-            if manifest is not None and relative in manifest and manifest[relative] != digest:
-                self.problem("partial", "%s: sha256 %s, manifest.json says %s" % (relative, digest, manifest[relative]))
-        return manifest
-
-    def recheck(self, page, relative, what):
-        """A file not served counts only if the page still names it when read again (a page
-        replaced in between was not handed out with that reference any more)."""
-        status, body = self.get(self.base + page)
-        if status != 200:
-            return
-        text = urllib.parse.unquote(html.unescape(body.decode("utf-8", "replace")))
-        if os.path.basename(relative) in text:
-            self.problem("missing", "%s, named by %s, is not served" % (what, page))
-
-
-class QuietServer(http.server.ThreadingHTTPServer):
-    """A server that does not print a traceback when a client goes away mid-request (a killed
-    sync, a reader that stops)."""
-
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            super().handle_error(request, client_address)
-
-
-def quiet_static_server(directory):
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=directory, **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    server = QuietServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-# --- the syncs ------------------------------------------------------------------------------
-
-
-class Soak:
-    def __init__(self, args):
-        self.args = args
-        self.rng = random.Random(args.seed + 1)
-        self.work = pathlib.Path(tempfile.mkdtemp(prefix="catalog-mirror-soak-", dir=args.work))
-        self.mirror = self.work / "mirror"
-        self.counts = {key: 0 for key in ["missing", "partial", "lost", "stray", "pages", "images", "syncs",
-                                          "finished", "killed", "killed-publish", "killed-late", "refused",
-                                          "second-ran", "verify", "lock-broken", "hung"]}
-        self.exits = {}
-        self.problems = []
-        self.requests = {"all": 0, "200": 0, "304": 0, "bytes": 0, "cut": 0}
-        self.phases = None  # (publish start, publish end, wall time) of the last finished sync, from its start
-
-    def problem(self, kind, text):
-        self.counts[kind] += 1
-        # The first five of each kind are printed.
-        if sum(1 for line in self.problems if line.startswith(kind + ":")) < 5:
-            self.problems.append("%s: %s" % (kind, " / ".join(text.splitlines())))
-        # The mirror as the first problems found it, for a look (kept with the work folder).
-        snapshot = self.work / ("problem-%d" % self.counts["syncs"])
-        if len(list(self.work.glob("problem-*"))) < 3 and not snapshot.exists():
-            shutil.copytree(self.mirror, snapshot, symlinks=True, ignore_dangling_symlinks=True)
-
-    def trace(self, line):
-        with open(self.work / "trace.txt", "a") as out:
-            out.write("%.3f sync %d: %s\n" % (time.monotonic(), self.counts["syncs"], line))
-
-    def command(self, url):
-        report = self.work / "report.json"
-        return [self.args.binary, "sync", url, "--out", str(self.mirror), "--quiet", "--report", str(report)]
-
-    def verify(self, after):
-        if not (self.mirror / "manifest.json").exists():
-            return
-        self.counts["verify"] += 1
-        run = subprocess.run([self.args.binary, "verify", "--out", str(self.mirror), "--quiet"],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            self.problem("lost", "verify after %s exited %d: %s" % (after, run.returncode, run.stderr.strip()[:200]))
-
-    def check_at_rest(self, after):
-        """What a web server would hand out now, with no sync running: every file each page
-        names is there (`missing`), and every image is a complete PNG (`partial`)."""
-        pages = [name for name in os.listdir(self.mirror) if name.endswith(".html")]
-        albums = self.mirror / "albums"
-        if albums.is_dir():
-            pages += ["albums/" + name for name in os.listdir(albums) if name.endswith(".html")]
-        for page in pages:
-            try:
-                text = (self.mirror / page).read_text()
-            except OSError:
-                continue
-            folder = (self.mirror / page).parent
-            references = re.findall(r'(?:src|href)="([^"#]+)', text)
-            for srcset in re.findall(r'srcset="([^"]*)"', text):
-                references += [part.split()[0] for part in srcset.split(",") if part.split()]
-            for reference in set(references):
-                target = (folder / urllib.parse.unquote(html.unescape(reference))).resolve()
-                if not target.exists():
-                    self.problem("missing", "after %s, %s names %s, which is not there" % (after, page, reference))
-        images = self.mirror / "images"
-        for name in os.listdir(images) if images.is_dir() else []:
-            problem = png_problem((images / name).read_bytes())
-            if problem:
-                self.problem("partial", "after %s, images/%s: %s" % (after, name, problem))
-
-    def manifest(self):
         try:
             return json.loads((self.mirror / "manifest.json").read_text())
         except (OSError, ValueError):
@@ -704,11 +536,11 @@ class Soak:
             if path not in shown_start and path not in shown_end:
                 self.problem("stray", "%s is in manifest.json, and the gallery had no such image" % path)
         named = {item["path"][len("images/"):] for item in manifest["items"]}
-        for name in os.listdir(self.mirror / "images"):
+        for name in listing(self.mirror / "images"):
             if name not in named:
                 self.problem("stray", "images/%s is not in manifest.json" % name)
         for folder in ["staged", "tmp"]:
-            left = os.listdir(self.mirror / ".catalog-mirror" / folder)
+            left = listing(self.mirror / ".catalog-mirror" / folder)
             if left:
                 self.problem("stray", ".catalog-mirror/%s holds %d files after a sync that finished" % (folder, len(left)))
 
@@ -758,6 +590,7 @@ class Soak:
         images_before = signs["images"]
         began = time.monotonic()
         process = subprocess.Popen(self.command(url), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.running = process
         self.counts["syncs"] += 1
         killed = aimed_publish = False
         if kill:
@@ -851,11 +684,11 @@ class Soak:
             if path not in shown:
                 self.problem("stray", "at the end, %s is in the mirror and not in the gallery" % path)
         named = {item["path"] for item in manifest["items"]}
-        files = {"images/" + name for name in os.listdir(self.mirror / "images")}
+        files = {"images/" + name for name in listing(self.mirror / "images")}
         for extra in sorted(files - named):
             self.problem("stray", "at the end, %s is not in manifest.json" % extra)
         for folder in ["staged", "tmp"]:
-            if os.listdir(self.mirror / ".catalog-mirror" / folder):
+            if listing(self.mirror / ".catalog-mirror" / folder):
                 self.problem("stray", "at the end, .catalog-mirror/%s is not empty" % folder)
 
         def served():
@@ -982,7 +815,15 @@ def main():
         args.seed = random.SystemRandom().randrange(1, 1 << 31)
     if not os.access(args.binary, os.X_OK):
         sys.exit("soak: no catalog-mirror at %s (--binary PATH)" % args.binary)
-    sys.exit(Soak(args).run())
+    # Stopped (SIGTERM, Ctrl-C): the sync under way is killed too, by its PID.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    soak = Soak(args)
+    try:
+        status = soak.run()
+    finally:
+        if soak.running is not None and soak.running.poll() is None:
+            soak.running.kill()
+    sys.exit(status)
 
 
 if __name__ == "__main__":
