@@ -14,7 +14,7 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
             4 the --max-delete guard stopped the run (nothing deleted); 75 another sync holds the lock.
             """,
         version: "\(CatalogMirrorVersion.current) (git \(gitRevision))",
-        subcommands: [SyncCommand.self, VerifyCommand.self, DemoCommand.self]
+        subcommands: [SyncCommand.self, VerifyCommand.self, CleanCommand.self, DemoCommand.self]
     )
 
     /// Runs the parsed command. Usage errors exit 2 (the documented status), not ArgumentParser's 64.
@@ -43,6 +43,7 @@ enum ExitStatus {
     static let itemsFailed: Int32 = 1
     static let usage: Int32 = 2
     static let sourceUnavailable: Int32 = 3
+    static let locked: Int32 = 75
 }
 
 /// `--out DIR`, shared by every command.

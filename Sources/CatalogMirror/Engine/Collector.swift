@@ -129,7 +129,8 @@ struct Collector {
             guesses.settle(ready.count(where: \.settlesGuess))
             return
         }
-        await load(ready, state: &state, group: &group, guesses: guesses)
+        // Guesses that wait with the rest for the end of the crawl are asked about with HEAD.
+        await load(ready, state: &state, group: &group, guesses: guesses, probing: deferDownloads)
     }
 
     /// Holds `discovery` when its origin's robots.txt is not known yet (starting its fetch in a
@@ -287,8 +288,13 @@ struct Collector {
     /// revalidated as one batch when the source allows it, every other one on its own; never
     /// more than `window` in flight. An entry that settles a guess settles it in `guesses` when
     /// its load ends, with the page it found, if any.
+    ///
+    /// With `probing`, guesses are asked about with HEAD (`ImageRequest.probesFirst`): their
+    /// bodies wait, as every other download does, until the largest rendition of each photo
+    /// is known (`--variants largest`).
     private func load(
-        _ entries: [CatalogEntry], state: inout State, group: inout TaskGroup<Completion>, guesses: GuessedPages
+        _ entries: [CatalogEntry], state: inout State, group: inout TaskGroup<Completion>, guesses: GuessedPages,
+        probing: Bool = false
     ) async {
         let found = await storage.lookup(entries.map(\.key))
         var batch: [(request: ImageRequest, settlesGuess: Bool)] = []
@@ -300,6 +306,7 @@ struct Collector {
             // A key that answered with an image on an earlier run is shown, guessed or not.
             if case .stored = stored { entry.isShown = true }
             request.isGuess = !entry.isShown
+            request.probesFirst = probing && !configuration.dryRun
             if revalidatesInBatches, case .stored(let image) = stored, image.etag != nil || image.lastModified != nil {
                 batch.append((request, entry.settlesGuess))
             } else {
@@ -384,6 +391,11 @@ struct Collector {
                 case .storeFailed(let message):
                     state.failure = state.failure ?? .storage(message)
                     group.cancelAll()
+                case .probed where deferDownloads && !configuration.dryRun:
+                    // A guess asked about with HEAD is an image: loaded with the others after the
+                    // crawl if the photo keeps it.
+                    entry?.outcome = nil
+                    entry?.isSentToLoader = false
                 case .stored, .probed:
                     break
                 }

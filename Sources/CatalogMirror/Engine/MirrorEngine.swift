@@ -83,11 +83,12 @@ public struct MirrorEngine: Sendable {
             return nil
         }
 
-        // One sync per mirror. What this run creates is removed again if it stops before
-        // publishing, so a failed first run leaves no directory behind: `images/` too, which
-        // a first run fills as it downloads (`DiskStorage.publishOnStage()`).
+        // One sync per mirror. The directories this run creates are removed again if it stops
+        // with nothing to keep, so a first run that fails before it verified anything leaves
+        // no directory behind; one that verified downloads keeps them in `.catalog-mirror/`
+        // for the next run (`DiskStorage.keepsDownloads()`).
         let layout = MirrorLayout(root: configuration.output)
-        let created = [layout.root, layout.state, layout.images].filter { !FileManager.default.fileExists(atPath: $0.path) }
+        let created = [layout.root, layout.state].filter { !FileManager.default.fileExists(atPath: $0.path) }
         func removeCreated() {
             guard !dryRun else { return }
             for directory in created.reversed() { try? FileManager.default.removeItem(at: directory) }
@@ -122,14 +123,16 @@ public struct MirrorEngine: Sendable {
         }
 
         // The store is open for exactly this scope; a failure inside it closes the store
-        // first, and only then removes what this run created.
+        // first, and only then removes what this run created, if it keeps nothing.
         let mirrored: Result<RunReport, Stop>
         do {
             mirrored = try await ImageDatabase.withStore(layout, readOnly: dryRun) { storage in
-                await mirror(
+                let result = await mirror(
                     into: storage, clients: clients, session: session, gate: gate, robots: robots, crawler: crawler,
-                    start: start, cache: cache, template: template, startedAt: startedAt,
-                    newImagesFolder: created.contains(layout.images))
+                    start: start, cache: cache, template: template, startedAt: startedAt)
+                guard case .failure(var stop) = result else { return result }
+                stop.keepsDownloads = await storage.keepsDownloads()
+                return .failure(stop)
             }
         } catch {
             removeCreated()
@@ -139,25 +142,23 @@ public struct MirrorEngine: Sendable {
         case .success(let report):
             return report
         case .failure(let stop):
-            if stop.removesCreated { removeCreated() }
+            if !stop.keepsDownloads { removeCreated() }
             throw stop.error
         }
     }
 
-    /// How a run inside the store's scope stopped: the error, and whether the directories this
-    /// run created go (only when nothing was published, which a failed crawl or an empty source
-    /// guarantees).
+    /// How a run inside the store's scope stopped: the error, and whether the store keeps
+    /// verified downloads for the next run (then the directories this run created stay).
     private struct Stop: Error {
         var error: MirrorError
-        var removesCreated = false
+        var keepsDownloads = false
     }
 
     /// Crawls, validates, loads into `storage` and publishes; the part of a run that needs the store.
-    /// `newImagesFolder`: this run created `images/` (and removes it again if it fails).
     private func mirror(
         into storage: DiskStorage, clients: HTTPClients, session: HTTPSession, gate: @escaping RequestGate,
         robots: RobotsCache, crawler: Crawler, start: Handoff<FetchedDocument>, cache: DocumentCache, template: SiteTemplate,
-        startedAt: Date, newImagesFolder: Bool
+        startedAt: Date
     ) async -> Result<RunReport, Stop> {
         let source = configuration.source
         let dryRun = configuration.dryRun
@@ -176,8 +177,8 @@ public struct MirrorEngine: Sendable {
                 slots: window > configuration.fetch.concurrency ? TransferSlots(limit: configuration.fetch.concurrency) : nil)
         let loader = ImageLoader(storage: storage, source: imageSource, now: configuration.now)
         await storage.withholdLocation(configuration.publish.stripLocation)
-        // A first run: no manifest, and an `images/` this run made (removed again if it fails).
-        if !dryRun, newImagesFolder, await storage.previousManifest == nil { await storage.publishOnStage() }
+        // A first run: no manifest (nor a page of this mirror that anyone reads).
+        if !dryRun, await storage.previousManifest == nil { await storage.stageUnderFinalNames() }
         let chain = ValidationChain.make(configuration.validation, sourceHost: source.host, robots: robots)
 
         var collector = Collector(
@@ -203,9 +204,16 @@ public struct MirrorEngine: Sendable {
         var groups: PhotoGroups?
         switch consume collected {
         case .failure(let error):
-            return .failure(Stop(error: error, removesCreated: true))
+            return .failure(Stop(error: error))
         case .success(let result):
             (catalog, summary, groups) = (result.catalog, result.summary, result.groups)
+        }
+        // What the loads verified is committed before the publish step writes its large files:
+        // a disk that fills up from here on stops the run with every download kept.
+        do {
+            try await storage.commit()
+        } catch {
+            return .failure(Stop(error: .storage(error.message)))
         }
         // What the store found broken and mended (a damaged index or manifest, files gone
         // from images/) is said first.
@@ -231,7 +239,7 @@ public struct MirrorEngine: Sendable {
         guard !plan.items.isEmpty || !plan.probed.isEmpty else {
             // An empty or broken source never empties a mirror.
             let message = EmptyCrawl(source: source, summary: summary, plan: plan, keys: catalog.count).message
-            return .failure(Stop(error: .sourceUnavailable(message), removesCreated: true))
+            return .failure(Stop(error: .sourceUnavailable(message)))
         }
         let previousCount = previous?.items.count ?? 0
         let previousManifest = previous?.url
@@ -244,7 +252,7 @@ public struct MirrorEngine: Sendable {
         previous = nil
         FreeMemory.release()
         guard configuration.publish.maxDelete.allows(plan.removed.count, of: previousCount) else {
-            // Nothing is published or deleted; verified downloads stay in the journal for the next run.
+            // Nothing is published or deleted; verified downloads stay staged for the next run.
             return .failure(
                 Stop(
                     error: .pruneGuard(
@@ -271,9 +279,11 @@ public struct MirrorEngine: Sendable {
         return .success(result)
     }
 
-    /// Publishes in the order that keeps every served page consistent: staged images into
-    /// `images/`, then the pages and `manifest.json` (each atomically), and only then deletes what
-    /// the new manifest no longer references.
+    /// Publishes in the order that keeps every served page consistent: the pages and
+    /// `manifest.json` written under temporary names first (what needs disk space is done
+    /// before anything is visible, so a full disk leaves the mirror as it was), then staged
+    /// images into `images/`, then the pages and `manifest.json` renamed into place, and only
+    /// then is what the new manifest no longer references deleted.
     private func publish(_ plan: PublishPlan, layout: MirrorLayout, storage: DiskStorage, template: SiteTemplate)
         async throws(MirrorError)
     {
@@ -282,26 +292,40 @@ public struct MirrorEngine: Sendable {
             generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
             albums: plan.albums)
         let publisher = MirrorPublisher(layout: layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
-        // Written beside the images and pages; put in place after them.
+        // Written beside the pages; put in place with them (`MirrorPublisher.commit`).
         let manifestWrite = publisher.beginManifest(manifest)
+        let site: MirrorPublisher.PreparedSite
         do {
-            try await storage.publish(plan.staged)
+            site = try await publisher.prepare(manifest)
         } catch {
             await manifestWrite.discard()
             throw .storage(error.message)
         }
-        if let missing = Self.missingFiles(of: manifest.table, in: layout) {
-            await manifestWrite.discard()
-            throw .storage(missing)
-        }
-        FreeMemory.release()
         do {
-            try await publisher.publish(manifest, manifestWrite: manifestWrite)
+            try await manifestWrite.written()
         } catch {
+            site.discard()
             throw .storage(error.message)
         }
         // Pages were rendered on several threads at once, each in an arena of its own.
         FreeMemory.release()
+        do {
+            try await storage.publish(plan.staged)
+        } catch {
+            site.discard()
+            await manifestWrite.discard()
+            throw .storage(error.message)
+        }
+        if let missing = Self.missingFiles(of: manifest.table, in: layout) {
+            site.discard()
+            await manifestWrite.discard()
+            throw .storage(missing)
+        }
+        do {
+            try await publisher.commit(site, manifestWrite: manifestWrite)
+        } catch {
+            throw .storage(error.message)
+        }
         await storage.finishPublishing(manifest)
     }
 

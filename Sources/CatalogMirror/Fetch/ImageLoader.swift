@@ -135,9 +135,14 @@ public actor ImageLoader {
         if case .inProgress(let waiting) = entries[request.key] {
             for continuation in waiting { continuation.resume(returning: remembered) }
         }
-        entries[request.key] = .completed(remembered)
-        completionOrder.append(request.key)
-        evictIfNeeded()
+        if request.probesFirst, outcome == .probed {
+            // Only asked about, not loaded: a load of it later asks again.
+            entries[request.key] = nil
+        } else {
+            entries[request.key] = .completed(remembered)
+            completionOrder.append(request.key)
+            evictIfNeeded()
+        }
         return outcome
     }
 

@@ -46,6 +46,10 @@ public struct ImageRequest: Sendable, Equatable {
     /// image: an HTML answer is then a page, handed back whole (`Download.page`) rather than
     /// failing `not-an-image`. Default: false.
     public var isGuess = false
+    /// Whether a guess is first asked about with HEAD (downloads wait for the end of the crawl,
+    /// `--variants largest`): an image answers `.probed` and its body is asked for only if the
+    /// photo keeps it; a page is read. Default: false.
+    public var probesFirst = false
 
     /// The result of looking `key` up in the store ahead of the load.
     public enum Lookup: Sendable, Equatable {
@@ -147,6 +151,7 @@ struct HTTPImageSource: ImageSource {
     var slots: TransferSlots? = nil
 
     func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
+        if request.isGuess, request.probesFirst, let probed = await session.probe(request, gate: gate) { return probed }
         let headers = Self.headers(request)
         switch await pipelined(request, into: directory) {
         case .answered(let result): return result

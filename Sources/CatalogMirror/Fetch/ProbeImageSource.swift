@@ -31,26 +31,8 @@ struct ProbeImageSource: ImageSource {
                 if request.isGuess, HTTPSession.isPage(success) { return nil }
                 return .probed
             }
-            guard let probe else { return await page(request) }
+            guard let probe else { return await session.page(at: request.key, gate: gate) }
             return .success(probe)
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// A guessed key that is a page, read with a GET as the crawler reads pages.
-    private func page(_ request: ImageRequest) async -> Result<Download, FetchFailure> {
-        do {
-            return .success(
-                try await session.get(
-                    request.key, headers: [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")],
-                    deadline: session.configuration.documentDeadline, gate: gate
-                ) { (success: HTTPSession.Success) async throws(HTTPSession.BodyError) -> Download in
-                    guard let page = try await session.page(success) else {
-                        throw .fatal(FetchFailure(.notAnImage, "\(request.key) is no longer an HTML page"))
-                    }
-                    return .page(page)
-                })
         } catch {
             return .failure(error)
         }

@@ -89,6 +89,18 @@ enum AtomicFile {
         }
     }
 
+    /// `prepare` for `bytes`, unless the destination already holds exactly these bytes: then
+    /// nothing is written and nil is returned (the file keeps its mtime: nothing for caches or
+    /// rsync to fetch again).
+    static func prepareIfChanged(
+        _ bytes: [UInt8], for destination: URL, temporaryDirectory: URL, flush: Bool = true
+    ) throws(PublishError) -> Prepared? {
+        if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { return nil }
+        return try prepare(for: destination, temporaryDirectory: temporaryDirectory, flush: flush) { writer in
+            try bytes.withUnsafeBytes { try writer.write($0) }
+        }
+    }
+
     /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
     /// left alone (same mtime, nothing for caches or rsync to fetch again).
     /// - Returns: whether the file was written (false: it already held `bytes`).

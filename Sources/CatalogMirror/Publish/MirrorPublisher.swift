@@ -1,10 +1,17 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Writes the site: assets, `index.html` and `page-N.html` rendered from the template,
 /// `feed.atom` (`AtomFeed`), and `manifest.json` — each file atomically, pages and feed before
 /// the manifest, and only after every image they reference is in `images/`. Leftover pages of a
 /// longer earlier run are removed last.
+///
+/// In two steps, so that nothing that needs disk space happens after the first file of a
+/// publish becomes visible: `prepare` writes every changed file under a temporary name in
+/// `tmp/` and flushes them, before the engine moves a single image; `commit` renames them into
+/// place. A full disk, or any other failure of a write, leaves the mirror exactly as it was,
+/// on a first run (no `images/`, no page) as on an update.
 struct MirrorPublisher: Sendable {
     let layout: MirrorLayout
     let template: SiteTemplate
@@ -43,6 +50,13 @@ struct MirrorPublisher: Sendable {
         /// Waits for the file: it, or why it could not be written.
         fileprivate func wait() async -> Result<AtomicFile.Prepared, PublishError> { await prepared.value }
 
+        /// Waits for the file to be written and flushed; throws why it could not be (a full
+        /// disk): asked before any image is published, so a manifest that cannot be written
+        /// stops the run while the mirror is as it was.
+        func written() async throws(PublishError) {
+            _ = try await wait().get()
+        }
+
         /// Waits for the file and removes it: the publish failed before it could be put in place.
         func discard() async {
             if case .success(let prepared) = await wait() { prepared.discard() }
@@ -52,28 +66,114 @@ struct MirrorPublisher: Sendable {
     /// Starts writing `manifest.json` for `manifest` (see `ManifestWrite`).
     func beginManifest(_ manifest: Manifest) -> ManifestWrite { ManifestWrite(manifest, layout: layout) }
 
+    /// Publishes the site of `manifest` and the manifest itself, at once (`prepare`, then
+    /// `commit`): for a publish whose images are already in place.
     @discardableResult
     func publish(_ manifest: Manifest) async throws(PublishError) -> Outcome {
-        try await publish(manifest, manifestWrite: beginManifest(manifest))
+        let manifestWrite = beginManifest(manifest)
+        let site: PreparedSite
+        do {
+            site = try await prepare(manifest)
+        } catch {
+            await manifestWrite.discard()
+            throw error
+        }
+        return try await commit(site, manifestWrite: manifestWrite)
     }
 
-    /// Publishes the pages of `manifest`, then puts `manifestWrite` (begun for the same
-    /// manifest) in place. On failure the prepared manifest is removed and the old one stays.
-    /// Pages are checked, rendered and written as blocking work (`BlockingWork`: file reads and
-    /// writes, and pages rendered a job each, on every thread of its pool), off the threads
-    /// every task of the run shares.
+    /// The files of a publish, written and flushed under temporary names, in the order they
+    /// are put in place (`MirrorPublisher.prepare`).
+    struct PreparedSite: Sendable {
+        /// Assets, then pages (last first, so a page never names a page not yet in place: the
+        /// start page goes last), then `feed.atom`, the search index and the pages'
+        /// fingerprints; each marked when it is a page.
+        fileprivate var files: [(file: AtomicFile.Prepared, page: Bool)] = []
+        /// How many pages were rendered, and how many left as they were.
+        var outcome = Outcome()
+        /// The file names of every page of the site, for removing pages it no longer has.
+        fileprivate var pages: [String] = []
+
+        /// Removes the prepared files: the publish stopped before they were put in place.
+        func discard() {
+            for (file, _) in files { file.discard() }
+        }
+    }
+
+    /// Puts `site` in place (each file renamed over its destination, in order; the folders
+    /// renamed into are flushed), then `manifestWrite` (begun for the same manifest), then
+    /// removes the pages the site no longer has. Renames need no disk space: a run that came
+    /// this far does not stop for a full disk. On a failure, what was not yet renamed is
+    /// removed and the old manifest stays.
+    ///
+    /// The mirror's first publish puts the pages in place last, after the manifest: every page
+    /// names `manifest.json`, `feed.atom` and the search index, which do not exist yet, while
+    /// a later publish finds the earlier ones in place. Then too the start page is the last
+    /// file renamed: whatever a reader reaches from it is there.
     @discardableResult
-    func publish(_ manifest: Manifest, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
-        let (outcome, pages): (Outcome, [String])
-        do {
-            (outcome, pages) = try await publishPages(manifest)
+    func commit(_ site: PreparedSite, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
+        let firstPublish = !FileManager.default.fileExists(atPath: layout.manifest.path)
+        if firstPublish {
+            let rest = PreparedSite(files: site.files.filter { $0.page }, outcome: site.outcome, pages: site.pages)
+            do throws(PublishError) {
+                try await Self.rename(site.files.filter { !$0.page }.map(\.file))
+            } catch {
+                rest.discard()
+                await manifestWrite.discard()
+                throw error
+            }
+            do throws(PublishError) {
+                try await manifestWrite.wait().get().commit()
+            } catch {
+                rest.discard()
+                throw error
+            }
+            try await Self.rename(rest.files.map(\.file))
+            removeStalePages(keeping: Set(site.pages))
+            return site.outcome
+        }
+        do throws(PublishError) {
+            try await Self.rename(site.files.map(\.file))
         } catch {
             await manifestWrite.discard()
             throw error
         }
         try await manifestWrite.wait().get().commit()
-        removeStalePages(keeping: Set(pages))
-        return outcome
+        removeStalePages(keeping: Set(site.pages))
+        return site.outcome
+    }
+
+    /// Renames `files` over their destinations, in order, making each destination's folder
+    /// first, and flushes the folders renamed into; on a failure, what was not renamed is removed.
+    private static func rename(_ files: [AtomicFile.Prepared]) async throws(PublishError) {
+        try await BlockingWork.run { () throws(PublishError) in
+            var folders = Set<String>()
+            for (index, file) in files.enumerated() {
+                let folder = file.destination.deletingLastPathComponent().path
+                do throws(PublishError) {
+                    if !folders.contains(folder) {
+                        do {
+                            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                        } catch {
+                            throw PublishError(
+                                "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
+                        }
+                    }
+                    try file.commit()
+                } catch {
+                    for rest in files[index...] { rest.discard() }
+                    throw error
+                }
+                folders.insert(folder)
+            }
+            // The renames are durable before the manifest names what they put in place.
+            for folder in folders.sorted() {
+                do throws(FileSystem.Failure) {
+                    try FileSystem.flushDirectory(folder)
+                } catch {
+                    throw PublishError(error.description + PublishError.diskAdvice)
+                }
+            }
+        }
     }
 
     /// What a publish knows before its pages: the fingerprints of the last one, when they can
@@ -87,16 +187,49 @@ struct MirrorPublisher: Sendable {
         var site: SitePlan?
     }
 
-    /// Writes the assets and pages, and flushes them.
-    /// - Returns: how many pages were rendered and skipped, and the file names of all of them.
-    private func publishPages(_ manifest: Manifest) async throws(PublishError) -> (Outcome, [String]) {
+    /// Writes the changed assets and pages of `manifest`'s site, its feed and search index
+    /// under temporary names, and flushes them; nothing of the mirror changes (`commit` puts
+    /// them in place). On a failure, what was written is removed.
+    /// Pages are checked, rendered and written as blocking work (`BlockingWork`: file reads and
+    /// writes, and pages rendered a job each, on every thread of its pool), off the threads
+    /// every task of the run shares.
+    func prepare(_ manifest: Manifest) async throws(PublishError) -> PreparedSite {
+        let written = Prepared()
+        do {
+            return try await prepare(manifest, into: written)
+        } catch {
+            written.discard()
+            throw error
+        }
+    }
+
+    /// The files `prepare` wrote so far, removed if it fails.
+    private final class Prepared: Sendable {
+        private let files = Mutex<[(file: AtomicFile.Prepared, page: Bool)]>([])
+
+        func append(_ file: AtomicFile.Prepared?, page: Bool = false) {
+            guard let file else { return }
+            files.withLock { $0.append((file, page)) }
+        }
+
+        var all: [(file: AtomicFile.Prepared, page: Bool)] { files.withLock { $0 } }
+
+        func discard() {
+            for (file, _) in all { file.discard() }
+        }
+    }
+
+    private func prepare(_ manifest: Manifest, into prepared: Prepared) async throws(PublishError) -> PreparedSite {
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
         let start = try await BlockingWork.run { () throws(PublishError) -> Start in
             // Files this publish wrote (unflushed), so the flush below is skipped when there are none.
             var written = 0
             for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
                 guard let destination = layout.file(atRelativePath: path) else { continue }
-                if try write(bytes, to: destination) { written += 1 }
+                if let file = try write(bytes, to: destination) {
+                    prepared.append(file)
+                    written += 1
+                }
             }
             // A page whose inputs and file are as last written is left alone (PageFingerprints).
             let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
@@ -116,7 +249,8 @@ struct MirrorPublisher: Sendable {
         }
         guard let site = start.site else {
             let pages = start.previous?.pages ?? [:]
-            return (Outcome(rendered: 0, skipped: pages.count), pages.keys.sorted())
+            return PreparedSite(
+                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages.count), pages: pages.keys.sorted())
         }
         var written = start.written
         var next = PageFingerprints()
@@ -140,7 +274,10 @@ struct MirrorPublisher: Sendable {
                     case .skipped(let entry): entries.append((name, entry))
                     case .rendered(let html, let input):
                         let bytes = Array(html.utf8)
-                        if try write(bytes, to: layout.root.appendingPathComponent(name)) { wrote += 1 }
+                        if let file = try write(bytes, to: layout.root.appendingPathComponent(name)) {
+                            prepared.append(file, page: true)
+                            wrote += 1
+                        }
                         entries.append((name, input.map { .init(input: $0, output: SHA256.hash(data: bytes).hexString) }))
                     }
                 }
@@ -162,10 +299,16 @@ struct MirrorPublisher: Sendable {
             var next = fingerprints
             // The feed links to the pages just written, and is flushed with them.
             let feed = Array(AtomFeed(site: site, manifest: manifest).render().utf8)
-            if try write(feed, to: layout.root.appendingPathComponent(AtomFeed.fileName)) { written += 1 }
+            if let file = try write(feed, to: layout.root.appendingPathComponent(AtomFeed.fileName)) {
+                prepared.append(file)
+                written += 1
+            }
             // The search index of every page's search box, rewritten only when its bytes change.
-            let searchIndex = try SearchIndex.write(site: site, itemsPerPage: itemsPerPage, layout: layout)
-            if searchIndex.written { written += 1 }
+            let searchIndex = try SearchIndex.prepare(site: site, itemsPerPage: itemsPerPage, layout: layout)
+            if let file = searchIndex.file {
+                prepared.append(file)
+                written += 1
+            }
             if start.canSkip, next.pages.count == site.pages.count {
                 next.site = start.siteInput
                 next.files = [
@@ -173,7 +316,10 @@ struct MirrorPublisher: Sendable {
                 ]
             }
             if start.canSkip, next != start.previous, let data = try? JSONCoding.encode(next) {
-                try AtomicFile.write(data, to: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false)
+                prepared.append(
+                    try AtomicFile.prepare(for: fingerprintsURL, temporaryDirectory: layout.temporary, flush: false) {
+                        writer in try data.withUnsafeBytes { try writer.write($0) }
+                    })
             }
             // Pages and assets were written unflushed: one flush of the file system for all of
             // them (an fsync per page was a second a thousand pages), before the manifest says
@@ -182,7 +328,7 @@ struct MirrorPublisher: Sendable {
             // on a busy machine).
             if written > 0 { try flush() }
         }
-        return (outcome, site.pages.map(\.fileName))
+        return PreparedSite(files: prepared.all, outcome: outcome, pages: site.pages.map(\.fileName))
     }
 
     /// Flushes the file system holding the mirror.
@@ -194,17 +340,11 @@ struct MirrorPublisher: Sendable {
         }
     }
 
-    /// Writes a generated file unless it already holds `bytes`, creating its folder first.
-    /// - Returns: whether it was written.
-    @discardableResult
-    private func write(_ bytes: [UInt8], to destination: URL) throws(PublishError) -> Bool {
-        let folder = destination.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw PublishError("cannot create \(folder.path): \(error.localizedDescription)\(PublishError.diskAdvice)")
-        }
-        return try AtomicFile.writeIfChanged(bytes, to: destination, temporaryDirectory: layout.temporary, flush: false)
+    /// Writes a generated file under a temporary name, unless its destination already holds
+    /// `bytes` (its folder is made when it is put in place: `commit`).
+    /// - Returns: the file waiting to be put in place, or nil when it is as it was.
+    private func write(_ bytes: [UInt8], to destination: URL) throws(PublishError) -> AtomicFile.Prepared? {
+        try AtomicFile.prepareIfChanged(bytes, for: destination, temporaryDirectory: layout.temporary, flush: false)
     }
 
     /// The HTML of every page, in the order of `SitePlan.pages` (the start page first), rendered

@@ -15,26 +15,23 @@ import Foundation
 /// holds no link. Arrays, not an object a photo: at 100,000 photos the script is about 100 bytes
 /// a photo and parses in a fraction of a second.
 ///
-/// Written a piece at a time while hashed, and put in place only when its bytes differ from
-/// the file already there, so a re-sync that changes nothing leaves it alone.
+/// Written a piece at a time while hashed, and put in place (by the publisher's `commit`) only
+/// when its bytes differ from the file already there, so a re-sync that changes nothing leaves
+/// it alone.
 enum SearchIndex {
     /// The file, relative to the mirror's root.
     static let fileName = "assets/search-index.js"
     /// The format's version (`v`): 2 added the date taken, a seventh value a photo.
     static let version = 2
 
-    /// Writes the index of `site` (pages of `itemsPerPage` photos) unless the file already holds
-    /// it. - Returns: whether the file was written, and the SHA-256 of its bytes.
-    static func write(site: SitePlan, itemsPerPage: Int, layout: MirrorLayout) throws(PublishError) -> (
-        written: Bool, sha256: String
+    /// Writes the index of `site` (pages of `itemsPerPage` photos) under a temporary name, unless
+    /// the file already holds it.
+    /// - Returns: the file waiting to be put in place (nil: the one there holds these bytes),
+    ///   and the SHA-256 of its bytes.
+    static func prepare(site: SitePlan, itemsPerPage: Int, layout: MirrorLayout) throws(PublishError) -> (
+        file: AtomicFile.Prepared?, sha256: String
     ) {
         let destination = layout.root.appendingPathComponent(fileName)
-        let folder = destination.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw PublishError("cannot create \(folder.path): \(error.localizedDescription)\(PublishError.diskAdvice)")
-        }
         var hasher = SHA256()
         var length: Int64 = 0
         let prepared = try AtomicFile.prepare(for: destination, temporaryDirectory: layout.temporary, flush: false) {
@@ -48,10 +45,9 @@ enum SearchIndex {
         let sha256 = hasher.finalize().hexString
         if FileSystem.size(atPath: destination.path) == length, FileSystem.sha256(atPath: destination.path) == sha256 {
             prepared.discard()
-            return (false, sha256)
+            return (nil, sha256)
         }
-        try prepared.commit()
-        return (true, sha256)
+        return (prepared, sha256)
     }
 
     /// The script, handed to `sink` 128 KB at a time.

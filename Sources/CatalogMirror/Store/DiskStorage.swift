@@ -3,10 +3,11 @@ import Foundation
 /// The on-disk store of one mirror: its image files, their index, and the namespace of names.
 ///
 /// The whole class runs on `ImageDatabase`, so the index and the names can never race. Bytes
-/// never pass through here: downloads arrive as checked files in `staged/` and are renamed once,
-/// into `images/`, when the run publishes. The index is the `StateDatabase`, read a row at a time
-/// when a key is looked up; staged downloads are committed to it in small batches, and always
-/// before they are published, so a run killed at any point can be resumed without downloading
+/// never pass through here: downloads arrive as checked files in `tmp/`, are renamed into
+/// `staged/`, and from there into `images/` when the run publishes. The index is the
+/// `StateDatabase`, read a row at a time when a key is looked up; staged downloads are committed
+/// to it in small batches, and always before they are published, so a run that stops at any
+/// point (killed, failed, out of disk space; a first run too) can be resumed without downloading
 /// again what was stored, verified and committed (at most the last second's downloads are
 /// fetched again).
 ///
@@ -17,7 +18,7 @@ import Foundation
 ///   call that follows it, and a first run's filter of the keys it stored.
 /// - `FileNames`: which name a new file gets (`FileNamer`'s names, free of every other key's row).
 /// - `Publication`: where each row's file is and the moves that put it there (staging,
-///   publishing, publishing on stage, restored files, cleanup), and the crash-safety story:
+///   publishing, a first run's folder, restored files, cleanup), and the crash-safety story:
 ///   what an interrupted run left is settled by `setUp`, and durability is batched.
 /// What is left here joins them: a lookup checks the file a row names, a 304 updates the row,
 /// a download gets a name, a place and a row.
@@ -40,15 +41,15 @@ import Foundation
     private var rows: RowIndex
     private var names = FileNames()
     private var publication: Publication
-    /// `staged/` as a path, for `downloadDirectory`.
-    private nonisolated let stagedPath: String
+    /// `tmp/` as a path, for `downloadDirectory`.
+    private nonisolated let temporaryPath: String
 
     nonisolated init(layout: MirrorLayout, readOnly: Bool = false, state: StateDatabase) {
         self.layout = layout
         self.readOnly = readOnly
         rows = RowIndex(database: state, rootPath: layout.root.path)
         publication = Publication(layout: layout, readOnly: readOnly)
-        stagedPath = layout.staged.path
+        temporaryPath = layout.temporary.path
         diskHits = hitCount.stream
     }
 
@@ -72,16 +73,19 @@ import Foundation
         set { rows.stagedDelay = newValue }
     }
 
-    /// The path of the folder downloads are written to. A checked download stays there under
-    /// its temporary name until `publish` renames it into `images/`. Kept as text, not built
-    /// from the layout on every request: joining URL components was 3 % of a no-op sync.
-    public nonisolated var downloadDirectory: String { stagedPath }
+    /// The path of the folder downloads are written to (`tmp/`): a download that is checked is
+    /// renamed into `staged/` by `stage`, one that is not is removed, and what a killed run left
+    /// half-written is removed by the next. Kept as text, not built from the layout on every
+    /// request: joining URL components was 3 % of a no-op sync.
+    public nonisolated var downloadDirectory: String { temporaryPath }
 
     /// Creates the mirror's directories (unless `readOnly`) and empties `tmp/`: what must exist
-    /// before the state database can be opened.
+    /// before the state database can be opened. `images/` is not among them: it is made when
+    /// the first run publishes, so a first run that stops leaves nothing outside
+    /// `.catalog-mirror/`.
     nonisolated static func prepareDirectories(_ layout: MirrorLayout, readOnly: Bool) throws(StoreError) {
         guard !readOnly else { return }
-        for directory in [layout.root, layout.images, layout.state, layout.temporary, layout.staged] {
+        for directory in [layout.root, layout.state, layout.temporary, layout.staged] {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
@@ -141,13 +145,26 @@ import Foundation
         return warnings + [restored]
     }
 
-    /// On a mirror's first run, makes `stage` move each checked download into `images/` at
-    /// once (`Publication.publishOnStage()` says when, why, and what stays true); into an
+    /// On a mirror's first run, makes `stage` keep each checked download in `staged/` under its
+    /// final name, so `publish` moves the whole folder into place at once
+    /// (`Publication.stageUnderFinalNames()` says when, why, and what stays true); into an
     /// index with no row, lookups and free names then need no query for what this run has not
     /// stored (`RowIndex.onlyThisRunsRows`).
-    public func publishOnStage() {
-        publication.publishOnStage()
-        rows.setOnlyThisRunsRows(publishingOnStage: publication.publishesOnStage)
+    public func stageUnderFinalNames() {
+        publication.stageUnderFinalNames()
+        rows.setOnlyThisRunsRows(firstRun: publication.stagesUnderFinalNames)
+    }
+
+    /// True when the index holds a row (queued rows are written first): what a run that stops
+    /// leaves for the next one to revalidate instead of downloading again (SPEC: "A run that
+    /// stops keeps what it verified"). The engine removes a first run's directories only when
+    /// this is false. An index that cannot be read counts as holding rows: nothing is removed.
+    public func keepsDownloads() -> Bool {
+        guard !readOnly else { return false }
+        // A run stopped by a full disk: room is made by giving up the last downloads whose rows
+        // could not be written (`RowIndex.writeUnwrittenMakingRoom`).
+        try? rows.writeUnwrittenMakingRoom { [publication] row in publication.remove(row) }
+        return !((try? rows.isEmpty()) ?? false)
     }
 
     /// The stored image for `key` (published, or verified by an interrupted run), if its file is
@@ -260,9 +277,8 @@ import Foundation
     }
 
     /// Takes a checked download for `request` into the store: picks its file name (the old one
-    /// when the bytes did not change), leaves the file in the staging directory (moving it there
-    /// if it was written elsewhere; on a first run, into `images/`: `publishOnStage()`), and
-    /// commits its row to the state database.
+    /// when the bytes did not change), moves the file into `staged/` (on a first run under that
+    /// name: `stageUnderFinalNames()`), and commits its row to the state database.
     public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
         let previous = try rows.record(request.key)
         // A stored file that is no longer as stored (deleted, truncated or changed by hand) is
@@ -299,8 +315,16 @@ import Foundation
         return stored
     }
 
+    /// Writes every queued row (downloads and confirmations) to the index now, in one
+    /// transaction: what the engine asks when the loads have settled, before the publish step.
+    public func commit() throws(StoreError) {
+        guard !readOnly else { return }
+        try rows.writeUnwritten()
+    }
+
     /// Moves the staged files of `keys` into `images/`, flushing the file system before the
-    /// first and `images/` after the last (`Publication.publish`).
+    /// first and `images/` after the last; a first run's `staged/` goes whole
+    /// (`Publication.publish`).
     public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
         try publication.publish(keys, rows: &rows)
     }

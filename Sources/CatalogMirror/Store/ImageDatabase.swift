@@ -55,6 +55,11 @@ import Foundation
         return result
     }
 
+    /// True while the store of the mirror at `layout` is open in this process.
+    @ImageDatabase static func isOpen(_ layout: MirrorLayout) -> Bool {
+        openStores[layout.root.path] != nil
+    }
+
     /// Closes `storage`: finishes its event streams, closes its state database, and frees the
     /// directory for the next run.
     @ImageDatabase static func close(_ storage: DiskStorage) {

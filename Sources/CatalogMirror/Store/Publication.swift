@@ -1,9 +1,15 @@
 import Foundation
 
-/// Where each row's file is, and the moves that put it there: a checked download into
-/// `staged/` (or, on a first run, straight into `images/`), staged files into `images/` when the
-/// run publishes, and, after the manifest, the removal of what no row or manifest names. Also
-/// what an interrupted run left in `staged/`, settled before anything else runs.
+/// Where each row's file is, and the moves that put it there: a checked download from `tmp/`
+/// into `staged/`, staged files into `images/` when the run publishes, and, after the manifest,
+/// the removal of what no row or manifest names. Also what an interrupted run left in `staged/`,
+/// settled before anything else runs.
+///
+/// `staged/` holds only checked files, each renamed in with its row queued: a run that stops
+/// (a failure, a signal, a full disk, `kill -9`) leaves them there with their committed rows,
+/// and the next run revalidates them instead of downloading them again. Nothing in `staged/` is
+/// published before the run that publishes it completes its plan; `catalog-mirror clean`
+/// discards what waits there (`Leftovers`).
 ///
 /// Durability is batched: neither the downloads nor the database's commits are flushed one by
 /// one. A killed process loses nothing (the kernel still holds the written pages); against a
@@ -19,9 +25,9 @@ import Foundation
     /// `images/` and `staged/` as paths, joined to file names without any file-system lookup.
     private let imagesPath: String
     private let stagedPath: String
-    /// A first run's mode (`publishOnStage()`): a checked download goes into `images/` as it is
-    /// staged, not when the run publishes.
-    private(set) var publishesOnStage = false
+    /// A first run's mode (`stageUnderFinalNames()`): a checked download waits in `staged/`
+    /// under the name it will have in `images/`, so `publish` can move the whole folder at once.
+    private(set) var stagesUnderFinalNames = false
     /// Files in `images/` that were missing or changed when their key was stored again, and
     /// were replaced by this run's download (`DiskStorage.stage`).
     private var restoredFiles: [String] = []
@@ -33,25 +39,18 @@ import Foundation
         stagedPath = layout.staged.path
     }
 
-    /// Makes `place` move each checked download into `images/` at once, under its final name,
-    /// instead of leaving it in `staged/` for `publish`: for a mirror's first run, which the
-    /// engine asks for when there is no previous manifest (and so no page of this mirror that
-    /// anyone reads, and nothing `--max-delete` could hold back) and it made `images/` itself
-    /// (so a run that fails removes that folder with what it holds, as it removes all it made).
+    /// Makes `place` keep each checked download in `staged/` under its final name (the one it
+    /// gets in `images/`) instead of the name it was downloaded under: for a mirror's first run,
+    /// which the engine asks for when there is no previous manifest. Publishing then renames
+    /// `staged/` itself to `images/` when there is no `images/` yet (or an empty one): one rename
+    /// for the whole folder, where a rename per file, one after another after a flush of the file
+    /// system, was a third of a cold crawl of 40,000 images (`Benchmarks/results/per-item-cpu.md`).
+    /// Each download's own rename happens beside the downloads still in flight, as before.
     ///
-    /// Why: on a first run every file was renamed once more at the end, one after another after
-    /// a flush of the whole file system, and that tail was a third of a cold crawl of 40,000
-    /// images (`Benchmarks/results/per-item-cpu.md`). Each rename now happens beside the
-    /// downloads still in flight, and the row is written once.
-    ///
-    /// What stays true: every file in `images/` is complete (renamed in after it was written and
-    /// checked); no page names a file before the file system is flushed (the engine flushes it
-    /// after the last download, and the publisher before the manifest). What is weaker: after
-    /// a power loss (not a kill) `images/` may hold a file that never reached the disk. No page
-    /// or manifest names it, and the next run finds its size wrong and downloads it again (a
-    /// rename over it) or deletes it as unreferenced.
-    mutating func publishOnStage() {
-        publishesOnStage = !readOnly
+    /// What stays true: nothing is in `images/` before the run publishes, so a first run that
+    /// stops leaves its verified downloads in `.catalog-mirror/` only, for the next run.
+    mutating func stageUnderFinalNames() {
+        stagesUnderFinalNames = !readOnly
     }
 
     /// Where the file of `stored` is now.
@@ -67,24 +66,19 @@ import Foundation
 
     // MARK: Staging
 
-    /// Takes the checked download at `temporaryPath` in for the file `name`: leaves it in
-    /// `staged/` (moving it there if it was written elsewhere) and returns its name there, or,
-    /// when publishing on stage, moves it into `images/` as `name` and returns nil.
-    func place(_ temporaryPath: String, as name: String) throws(StoreError) -> String? {
+    /// Takes the checked download at `downloadPath` in for the file `name`: moves it into
+    /// `staged/` (under its own name, or under `name` on a first run: `stageUnderFinalNames()`)
+    /// and returns its name there.
+    func place(_ downloadPath: String, as name: String) throws(StoreError) -> String {
         // By the path's text: `standardizedFileURL` and its kin were most of the cost of
-        // staging a download. A download is written straight into `stagedPath` (whose path
-        // is `DiskStorage.downloadDirectory`); anything else is moved there.
-        let slash = temporaryPath.lastIndex(of: "/")
-        let stagedName = slash.map { String(temporaryPath[temporaryPath.index(after: $0)...]) } ?? temporaryPath
+        // staging a download.
+        let slash = downloadPath.lastIndex(of: "/")
+        let stagedName =
+            stagesUnderFinalNames ? name : slash.map { String(downloadPath[downloadPath.index(after: $0)...]) } ?? downloadPath
         do {
-            if publishesOnStage {
-                // A name no other key holds (`FileNames.freeName`); a file already there is a
-                // leftover of a killed run that no row names, replaced in one atomic rename.
-                try FileSystem.move(temporaryPath, to: imagesPath + "/" + name)
-                return nil
-            } else if slash.map({ temporaryPath[..<$0] != stagedPath }) ?? true {
-                try FileSystem.move(temporaryPath, to: stagedPath + "/" + stagedName)
-            }
+            // A name no other key holds (`FileNames.freeName`); a file already there is a
+            // leftover of a killed run that no row names, replaced in one atomic rename.
+            try FileSystem.move(downloadPath, to: stagedPath + "/" + stagedName)
         } catch {
             throw StoreError(.fileSystem, error.description)
         }
@@ -94,6 +88,13 @@ import Foundation
     /// Removes the staged file `stagedName`, superseded by a later download of its key.
     func removeStaged(_ stagedName: String) {
         unlink(stagedPath + "/" + stagedName)
+    }
+
+    /// Removes the file of `stored`, a download whose row will not be written (a full disk),
+    /// if it waits in `staged/`.
+    func remove(_ stored: StoredImage) {
+        guard let stagedName = stored.stagedName else { return }
+        removeStaged(stagedName)
     }
 
     /// Records that the file `name` in `images/` was missing or changed and is replaced by this
@@ -148,18 +149,19 @@ import Foundation
 
     // MARK: Publishing
 
-    /// Moves the staged files of `keys` into `images/` (one atomic rename each), so pages
-    /// written after this only reference complete files. The file system is flushed once
-    /// before the first rename (every staged byte, and the state database, is durable before it
-    /// becomes visible) and `images/` once after the last (the renames are durable before a
-    /// page names them).
+    /// Moves the staged files of `keys` into `images/`, so pages written after this only
+    /// reference complete files. The file system is flushed once before the first rename (every
+    /// staged byte, and the state database, is durable before it becomes visible) and the folder
+    /// renamed into once after the last (the renames are durable before a page names them).
     ///
-    /// Rows are read, moved and written back a batch at a time: holding every staged row of a
-    /// first run at once was the peak of a 50,000-image sync (47 MB).
+    /// A first run's folder goes whole (`publishStagedFolder`); otherwise each file is renamed,
+    /// and rows are read, moved and written back a batch at a time: holding every staged row of
+    /// a first run at once was the peak of a 50,000-image sync (47 MB).
     func publish(_ keys: [CanonicalURL], rows: inout RowIndex) throws(StoreError) {
         guard !readOnly else { return }
         // Every staged row is in the database before any file becomes visible.
         try rows.writeUnwritten()
+        if try publishStagedFolder(rows: &rows) { return }
         let batchSize = 512
         var flushed = false
         var moved: [StoredImage] = []
@@ -173,6 +175,7 @@ import Foundation
             do {
                 if !flushed {
                     try FileSystem.flushFileSystem(containing: stagedPath)
+                    try FileSystem.makeDirectory(imagesPath)
                     flushed = true
                 }
                 for var stored in pending {
@@ -194,6 +197,55 @@ import Foundation
         } catch {
             throw StoreError(.fileSystem, error.description)
         }
+    }
+
+    /// Publishes every staged file with one rename of `staged/` to `images/`, when that is what
+    /// the per-file renames would come to: there is no `images/` yet (or an empty one), every
+    /// staged row waits under its final name (a first run's, `stageUnderFinalNames()`), and
+    /// `staged/` holds exactly their files. Then every row is marked published with one
+    /// statement. Returns false, having changed nothing, when that is not the case.
+    ///
+    /// A kill between the rename and the statement leaves staged rows whose files are in
+    /// `images/`: the next run's `settleInterruptedRun` finds them there and marks them published.
+    private func publishStagedFolder(rows: inout RowIndex) throws(StoreError) -> Bool {
+        guard let staged = try rows.stagedUnderFinalNames(), staged > 0, Self.isEmptyOrAbsent(imagesPath) else {
+            return false
+        }
+        var files = 0
+        FileSystem.forEachName(inDirectory: stagedPath) { _ in files += 1 }
+        guard files == staged else { return false }
+        do {
+            try FileSystem.flushFileSystem(containing: stagedPath)
+            // rename(2) replaces an empty directory in one step.
+            try FileSystem.move(stagedPath, to: imagesPath)
+        } catch let failure where failure.errno == ENOTEMPTY || failure.errno == EEXIST {
+            // Something was put into `images/` since it was looked at: file by file, then.
+            return false
+        } catch {
+            throw StoreError(.fileSystem, error.description)
+        }
+        do {
+            try FileSystem.flushDirectory(layout.root.path)
+        } catch {
+            throw StoreError(.fileSystem, error.description)
+        }
+        do {
+            try rows.markStagedPublished()
+        } catch {
+            // No page names a file yet: the folder goes back, and the rows stay true.
+            try? FileSystem.move(imagesPath, to: stagedPath)
+            throw error
+        }
+        // The next run needs the folder (`DiskStorage.prepareDirectories` makes it if this fails).
+        try? FileSystem.makeDirectory(stagedPath)
+        return true
+    }
+
+    /// True when there is no directory at `path`, or an empty one.
+    private nonisolated static func isEmptyOrAbsent(_ path: String) -> Bool {
+        var empty = true
+        FileSystem.forEachName(inDirectory: path) { _ in empty = false }
+        return empty
     }
 
     /// After a new manifest is in place: keeps only the rows it references, then deletes every

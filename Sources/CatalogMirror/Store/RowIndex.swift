@@ -21,8 +21,8 @@ import Foundation
     /// download again (the next `setUp` removes a staged file no row vouches for), never a
     /// wrong file.
     private var unwritten: [CanonicalURL: StoredImage] = [:]
-    /// The file names of the rows in `unwritten` that name a file this run wrote (staged, or
-    /// published on stage), which `FileNames.freeName` must not hand out again. Kept here, with
+    /// The file names of the rows in `unwritten` that name a file this run wrote (staged),
+    /// which `FileNames.freeName` must not hand out again. Kept here, with
     /// the queue it indexes, because every change to the queue changes it, and its count is
     /// what makes the staged batch due.
     private var unwrittenNames: [String: CanonicalURL] = [:]
@@ -44,8 +44,7 @@ import Foundation
     /// from the database.
     private var recent: [CanonicalURL: StoredImage?] = [:]
     private static let recentLimit = 512
-    /// Publishing on stage into an index that had no row when the mode began: every row is this
-    /// run's. `rows(ofLookedUp:)` of a key this run has not stored and `FileNames.freeName` of a
+    /// A first run into an index that had no row when it began: every row is this run's. `rows(ofLookedUp:)` of a key this run has not stored and `FileNames.freeName` of a
     /// name it has not given then need no query (two in every cold download).
     private(set) var onlyThisRunsRows = false
     /// The keys of the rows this run wrote, while `onlyThisRunsRows`.
@@ -62,10 +61,15 @@ import Foundation
         return database
     }
 
-    /// Starts or ends `onlyThisRunsRows`: on when `publishingOnStage` and the index has no row
-    /// (an index that cannot be read counts as not empty).
-    mutating func setOnlyThisRunsRows(publishingOnStage: Bool) {
-        onlyThisRunsRows = publishingOnStage && ((try? state().isEmpty()) ?? false)
+    /// Starts or ends `onlyThisRunsRows`: on for a `firstRun` into an index with no row (an
+    /// index that cannot be read counts as not empty).
+    mutating func setOnlyThisRunsRows(firstRun: Bool) {
+        onlyThisRunsRows = firstRun && ((try? state().isEmpty()) ?? false)
+    }
+
+    /// True when the database holds no row (queued rows are not counted).
+    func isEmpty() throws(StoreError) -> Bool {
+        try state().isEmpty()
     }
 
     // MARK: Reading a key's row
@@ -114,7 +118,7 @@ import Foundation
 
     /// Queues `stored` to be written to the state database, replacing any row of its key not
     /// yet written, and writes the queue when it is due (see `unwritten`).
-    /// `newFile`: the row names a file this run wrote (staged, or published on stage), whose
+    /// `newFile`: the row names a file this run wrote (staged), whose
     /// name `FileNames.freeName` must not hand out again before the row is written.
     /// `onlyChecked`: the database's row differs from `stored` in `lastChecked` only.
     mutating func keep(_ stored: StoredImage, newFile: Bool = false, onlyChecked: Bool = false) throws(StoreError) {
@@ -147,6 +151,31 @@ import Foundation
         onlyChecked = []
         unwrittenNames = [:]
         oldestUnwrittenStage = nil
+    }
+
+    /// `writeUnwritten()` on a disk too full for it: the queued confirmations are given up first
+    /// (a lost one costs one more conditional request), then, one at a time, the queued rows of
+    /// files this run wrote, each handed to `remove` (which deletes its file, making room),
+    /// until what is left can be written. Throws the first failure all the same: the run stops
+    /// (its disk is full), keeping every download the index could still record.
+    mutating func writeUnwrittenMakingRoom(_ remove: (StoredImage) -> Void) throws(StoreError) {
+        let failure: StoreError
+        do {
+            try writeUnwritten()
+            return
+        } catch {
+            failure = error
+        }
+        let newFiles = Set(unwrittenNames.values)
+        unwritten = unwritten.filter { newFiles.contains($0.key) }
+        onlyChecked = []
+        var droppable = Array(unwritten.values)
+        while (try? writeUnwritten()) == nil, let row = droppable.popLast() {
+            unwritten[row.key] = nil
+            unwrittenNames[row.fileName] = nil
+            remove(row)
+        }
+        throw failure
     }
 
     /// Writes `rows` at once, in one transaction, past the queue: for rows the queue holds no
@@ -204,6 +233,21 @@ import Foundation
     /// Every written row whose file waits in `staged/`.
     func stagedRows() throws(StoreError) -> [StoredImage] {
         try state().stagedImages()
+    }
+
+    /// How many written rows wait in `staged/`, when every one of them waits under its final
+    /// name (a first run's: `Publication.stageUnderFinalNames()`); nil when some do not. Call
+    /// after `writeUnwritten()`.
+    func stagedUnderFinalNames() throws(StoreError) -> Int? {
+        try state().stagedUnderFinalNames()
+    }
+
+    /// Marks every written row published (their files were moved into `images/` under the names
+    /// the rows give), and forgets the rows lookups read, which said otherwise. Call after
+    /// `writeUnwritten()`.
+    mutating func markStagedPublished() throws(StoreError) {
+        recent = [:]
+        try state().markStagedPublished()
     }
 
     /// Every written row whose file is published, in key order.

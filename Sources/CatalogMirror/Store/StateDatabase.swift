@@ -136,7 +136,21 @@ struct StateDatabase: Sendable {
     }
 
     private static func openFailure(_ path: String, _ error: any Error) -> StoreError {
-        StoreError(.database, "cannot open \(path): \(error) (check permissions and free space)")
+        StoreError(.database, "cannot open \(path): \(error)\(advice(path))")
+    }
+
+    /// What to check after a failure on the database at `path`. SQLite says "disk I/O error"
+    /// when the disk is full at some steps (opening a write-ahead log, growing its index), so
+    /// the file system's free space is looked at, and named when it is all but gone.
+    private static func advice(_ path: String) -> String {
+        var info = statvfs()
+        if statvfs((path as NSString).deletingLastPathComponent, &info) == 0,
+            UInt64(info.f_bavail) * UInt64(info.f_bsize) < 1 << 20
+        {
+            return " (No space left on device: \(UInt64(info.f_bavail) * UInt64(info.f_bsize) / 1024) KB free; "
+                + "free space, then run sync again)"
+        }
+        return " (check permissions and free space)"
     }
 
     /// An in-memory copy of the database at `path` (empty when there is none). SQLite creates
@@ -240,7 +254,7 @@ struct StateDatabase: Sendable {
     }
 
     private func failure(_ operation: String, _ error: any Error) -> StoreError {
-        StoreError(.database, "cannot \(operation) \(path): \(error) (check permissions and free space)")
+        StoreError(.database, "cannot \(operation) \(path): \(error)\(Self.advice(path))")
     }
 
     /// The row of `key`, if there is one.
@@ -317,6 +331,35 @@ struct StateDatabase: Sendable {
             }
         } catch {
             throw failure("read", error)
+        }
+    }
+
+    /// How many rows wait in `staged/`, when each waits under its final name (`stagedName` is
+    /// `fileName`); nil when some row waits under another name.
+    func stagedUnderFinalNames() throws(StoreError) -> Int? {
+        do {
+            return try queue.inDatabase { db in
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*), COALESCE(SUM(stagedName != fileName), 0) FROM image
+                        WHERE stagedName IS NOT NULL
+                        """)
+                guard let row else { return nil }
+                let (count, other): (Int, Int) = (row[0], row[1])
+                return other == 0 ? count : nil
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Marks every row published (`stagedName` cleared), in one statement.
+    func markStagedPublished() throws(StoreError) {
+        do {
+            try queue.write { db in try db.execute(sql: "UPDATE image SET stagedName = NULL WHERE stagedName IS NOT NULL") }
+        } catch {
+            throw failure("write", error)
         }
     }
 

@@ -8,6 +8,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case fileSystem = "file-system", database, inUse = "in-use", closed, damaged, format, inconsistent
+            case notAMirror = "not-a-mirror"
         }
 
         private let base: Base
@@ -28,6 +29,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let format = Code(.format)
         /// The store's record contradicts what this run did.
         public static let inconsistent = Code(.inconsistent)
+        /// The directory holds no mirror (no `.catalog-mirror/`).
+        public static let notAMirror = Code(.notAMirror)
 
         /// The kebab-case name of the code.
         public var description: String { base.rawValue }

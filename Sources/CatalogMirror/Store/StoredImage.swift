@@ -22,9 +22,10 @@ public struct StoredImage: Sendable, Equatable {
     public var firstSeen: Date
     /// When the key was last fetched or confirmed.
     public var lastChecked: Date
-    /// The name of the file in `.catalog-mirror/staged/` while it waits for this run's publish
-    /// step (the download's own temporary name: it is renamed once, straight into `images/`);
-    /// nil once published.
+    /// The name of the file in `.catalog-mirror/staged/` while it waits for a publish step (the
+    /// download's own temporary name; on a first run, its final name, `fileName`, so the whole
+    /// folder can become `images/`); nil once published. A run that stops leaves it staged for
+    /// the next.
     public var stagedName: String?
     /// When the file's content last changed (`FileSystem.Status.modified`) as it was stored: a
     /// file whose time differs was changed by someone else since, and is not trusted. Nil in
@@ -71,6 +72,6 @@ public struct StoredImage: Sendable, Equatable {
     /// The file name inside `images/` (no directory part).
     public var fileName: String { String(path.utf8.dropFirst(Self.directory.utf8.count)) ?? "" }
 
-    /// True while the file waits in `.catalog-mirror/staged/` for this run's publish step.
+    /// True while the file waits in `.catalog-mirror/staged/` for a publish step.
     public var isStaged: Bool { stagedName != nil }
 }

@@ -85,6 +85,11 @@ enum FileSystem {
         if rename(source, destination) != 0 { throw Failure(operation: "move \(source) to", path: destination, errno: errno) }
     }
 
+    /// Creates the directory at `path` (mode 0755 before the umask), unless one is there.
+    static func makeDirectory(_ path: String) throws(Failure) {
+        if mkdir(path, 0o755) != 0, errno != EEXIST { throw Failure(operation: "create", path: path, errno: errno) }
+    }
+
     /// Flushes every file of the file system holding `path` to stable storage: one call instead
     /// of one `fsync` per downloaded file.
     static func flushFileSystem(containing path: String) throws(Failure) {

@@ -253,42 +253,83 @@ struct StoreStateTests {
         await ImageDatabase.close(storage)
     }
 
-    @Test("on a first run a download goes straight into images/, under a name no other download of the run holds")
-    func publishedOnStage() async throws {
+    @Test("on a first run a download waits in staged/ under its final name; publishing moves the folder whole")
+    func firstRunStagesUnderFinalNames() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let (layout, source, storage, loader) = try await Self.pngStore(in: directory)
-        await storage.publishOnStage()
+        await storage.stageUnderFinalNames()
         // Same bytes and the same file name in two folders: the same slug, told apart by the key.
         let keys = [CanonicalURL("http://h/x/photo.png")!, CanonicalURL("http://h/y/photo.png")!]
         guard let stored = await Self.downloadAll(keys, with: loader) else { return }
         // Neither row is written yet (a batch is 64), and still the second name is another.
-        #expect(stored.allSatisfy { !$0.isStaged })
+        #expect(stored.allSatisfy { $0.stagedName == $0.fileName })
         #expect(stored[0].fileName != stored[1].fileName)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.staged.path).isEmpty)
-        let files = { Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path)) }
-        #expect(try files() == Set(stored.map(\.fileName)))
-        for image in stored {
-            #expect(sha256Hex(Array(try Data(contentsOf: layout.images.appendingPathComponent(image.fileName)))) == image.sha256)
-        }
-        // Publishing has nothing left to move; the rows say where the files are.
-        try await storage.publish(keys)
-        #expect(try files() == Set(stored.map(\.fileName)))
+        // Nothing outside .catalog-mirror/ before the run publishes: no images/ at all.
+        #expect(!FileManager.default.fileExists(atPath: layout.images.path))
+        let staged = { Set(try FileManager.default.contentsOfDirectory(atPath: layout.staged.path)) }
+        #expect(try staged() == Set(stored.map(\.fileName)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.temporary.path).isEmpty)
+
+        // A run that stops here keeps them: the next one revalidates them where they are.
         await ImageDatabase.close(storage)
         #expect(try StateDatabase.open(layout, readOnly: true).allImages().sorted { $0.key < $1.key } == stored)
-
-        // The next run revalidates them where they are: no second download.
-        let reopened = try await ImageDatabase.open(layout)
-        let nextLoader = ImageLoader(storage: reopened, source: source)
+        let resumed = try await ImageDatabase.open(layout)
+        await resumed.stageUnderFinalNames()
+        let nextLoader = ImageLoader(storage: resumed, source: source)
         for (key, image) in zip(keys, stored) {
-            #expect(await reopened.lookup(key) == image)
+            #expect(await resumed.lookup(key) == image)
             guard case .stored(_, from: .disk) = await nextLoader.load(ImageRequest(key: key)) else {
-                Issue.record("\(key) was not found in images/")
+                Issue.record("\(key) was not found in staged/")
                 return
             }
         }
         #expect(source.conditionalCalls.withLock { $0 } == 2)
-        await ImageDatabase.close(reopened)
+
+        // Publishing renames staged/ to images/ and marks every row published.
+        try await resumed.publish(keys)
+        let files = { Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path)) }
+        #expect(try files() == Set(stored.map(\.fileName)))
+        #expect(try staged().isEmpty)
+        for image in stored {
+            #expect(sha256Hex(Array(try Data(contentsOf: layout.images.appendingPathComponent(image.fileName)))) == image.sha256)
+            #expect(await resumed.lookup(image.key)?.isStaged == false)
+        }
+        await ImageDatabase.close(resumed)
+        #expect(try StateDatabase.open(layout, readOnly: true).allImages().allSatisfy { !$0.isStaged })
+    }
+
+    @Test("a first run into an images/ that holds files renames each staged file; a kill after the folder moved is settled")
+    func firstRunBesideFiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let layout = MirrorLayout(root: directory.url)
+        try FileManager.default.createDirectory(at: layout.images, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: layout.images.appendingPathComponent("notes.txt"))
+        let source = await Self.openSource(SampleImage.bundled.first { $0.format == "png" }!.bytes)
+        let storage = try await ImageDatabase.open(layout)
+        await storage.stageUnderFinalNames()
+        let keys = [CanonicalURL("http://h/a.png")!, CanonicalURL("http://h/b.png")!]
+        guard let stored = await Self.downloadAll(keys, with: ImageLoader(storage: storage, source: source)) else { return }
+        try await storage.publish(keys)
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: layout.images.path))
+                == Set(stored.map(\.fileName) + ["notes.txt"]))
+        await ImageDatabase.close(storage)
+        #expect(try StateDatabase.open(layout, readOnly: true).allImages().allSatisfy { !$0.isStaged })
+
+        // A kill between the folder's rename and the rows' update: rows staged, files in images/.
+        let other = try TemporaryDirectory()
+        defer { other.cleanup() }
+        let killed = MirrorLayout(root: other.url)
+        let first = try await ImageDatabase.open(killed)
+        await first.stageUnderFinalNames()
+        guard let rows = await Self.downloadAll(keys, with: ImageLoader(storage: first, source: source)) else { return }
+        await ImageDatabase.close(first)
+        try FileManager.default.moveItem(at: killed.staged, to: killed.images)
+        let settled = try await ImageDatabase.open(killed)
+        for image in rows { #expect(await settled.lookup(image.key)?.isStaged == false) }
+        await ImageDatabase.close(settled)
     }
 
     @Test("on a first run a batch lookup finds every row the run wrote, written yet or not, without asking for the rest")
@@ -296,7 +337,7 @@ struct StoreStateTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let (layout, _, storage, loader) = try await Self.pngStore(in: directory)
-        await storage.publishOnStage()
+        await storage.stageUnderFinalNames()
         await Task { @ImageDatabase in storage.stagedDelay = .seconds(3_600) }.value
         let keys = (0..<70).map { CanonicalURL("http://h/\($0).png")! }
         guard let stored = await Self.downloadAll(keys, with: loader) else { return }

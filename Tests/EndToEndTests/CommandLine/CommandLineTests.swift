@@ -247,7 +247,7 @@ struct CommandLineTests {
 
 @Suite("Stopping and odd sources")
 struct StoppingTests {
-    @Test("SIGINT during downloads stops the run at once and leaves no trace")
+    @Test("SIGINT during downloads stops the run at once and leaves nothing outside .catalog-mirror/")
     func interrupt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -269,29 +269,43 @@ struct StoppingTests {
                 return bytes(Fixture.png)
             }
         }) { origin in
-            let running = try Binary.start(
-                ["sync", origin + "/", "--out", directory.url.appendingPathComponent("m").path], in: directory.url)
-            // Wait (by condition, not by time) until the stuck download is under way.
-            while !server.log.contains("/stuck.png") { try await Task.sleep(for: .milliseconds(20)) }
-            running.process.interrupt()
-            #expect(await running.wait() == 130)
-            // It stopped before the server answered the stalled download (a minute from now, or
-            // when this test ends): the pipelined path used to wait for the answer.
-            #expect(!release.answered.withLock { $0 }, "the run waited for the stalled download")
-            #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("m").path))
-
-            // Into a folder that was there (and empty) before: it is left as it was, without
-            // the images a first run had already moved into images/.
+            // Into a new folder, and into one that was there (and empty) before.
             let existing = directory.url.appendingPathComponent("existing")
             try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: false)
-            let second = try Binary.start(["sync", origin + "/", "--out", existing.path], in: directory.url)
-            let images = existing.appendingPathComponent("images").path
-            while ((try? FileManager.default.contentsOfDirectory(atPath: images))?.count ?? 0) < 1 {
-                try await Task.sleep(for: .milliseconds(20))
+            for output in [directory.url.appendingPathComponent("m"), existing] {
+                let quickBefore = server.log.filter { $0 == "/quick.png" }.count
+                let stuckBefore = server.log.filter { $0 == "/stuck.png" }.count
+                let running = try Binary.start(["sync", origin + "/", "--out", output.path], in: directory.url)
+                // Wait (by condition, not by time) until the stuck download is under way and the
+                // quick one is staged.
+                let staged = output.appendingPathComponent(".catalog-mirror/staged").path
+                while server.log.filter({ $0 == "/stuck.png" }).count == stuckBefore
+                    || server.log.filter({ $0 == "/quick.png" }).count == quickBefore
+                    || ((try? FileManager.default.contentsOfDirectory(atPath: staged))?.isEmpty ?? true)
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                running.process.interrupt()
+                #expect(await running.wait() == 130)
+                // It stopped before the server answered the stalled download (a minute from now,
+                // or when this test ends): the pipelined path used to wait for the answer.
+                #expect(!release.answered.withLock { $0 }, "the run waited for the stalled download")
+                // The verified download is kept for the next run, in .catalog-mirror/ only: no
+                // page, no manifest, no images/.
+                #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == [".catalog-mirror"])
+                let rows = try StateDatabase.open(MirrorLayout(root: output), readOnly: true).allImages()
+                #expect(rows.map(\.key.string) == [origin + "/quick.png"])
+
+                // `clean` throws it away; then nothing of the run is left but its empty state.
+                let clean = try await Binary.run(["clean", "--out", output.path], in: directory.url)
+                #expect(clean.status == 0, "\(clean.stderr)")
+                #expect(clean.stderr.contains("removed 1 download kept for the next sync"), "\(clean.stderr)")
+                #expect(try StateDatabase.open(MirrorLayout(root: output), readOnly: true).allImages().isEmpty)
+                #expect(
+                    try FileManager.default.contentsOfDirectory(
+                        atPath: output.appendingPathComponent(".catalog-mirror/staged").path
+                    ).isEmpty)
             }
-            second.process.interrupt()
-            #expect(await second.wait() == 130)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: existing.path) == [])
             release.done.withLock { $0 = true }
         }
     }

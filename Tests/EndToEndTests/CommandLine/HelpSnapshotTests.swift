@@ -20,6 +20,7 @@ struct HelpSnapshotTests {
         ("catalog-mirror", ["--help"]),
         ("sync", ["sync", "--help"]),
         ("verify", ["verify", "--help"]),
+        ("clean", ["clean", "--help"]),
         ("demo", ["demo", "--help"]),
     ]
 

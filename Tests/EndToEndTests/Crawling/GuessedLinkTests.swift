@@ -159,3 +159,58 @@ struct GuessedLinkTests {
         }
     }
 }
+
+/// Under `--variants largest` a guessed rendition is asked about with HEAD, and its body only
+/// when the photo keeps it (README: only the largest rendition of each photo is downloaded).
+@Suite("Guesses under --variants largest")
+struct GuessedLargestTests {
+    /// Records each request's method and path.
+    struct MethodRecorder<Context: RequestContext>: RouterMiddleware {
+        let record: @Sendable (String) -> Void
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+            -> Response
+        {
+            record("\(request.method) \(request.uri.path)")
+            return try await next(request, context)
+        }
+    }
+
+    @Test("a guessed smaller rendition is asked about with HEAD and never downloaded")
+    func headFirst() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let requests = Mutex<[String]>([])
+        try await TestServer().run(routes: { router, _ in
+            router.middlewares.add(MethodRecorder(record: { line in requests.withLock { $0.append(line) } }))
+            router.get("/g/") { _, _ in
+                html(
+                    """
+                    <title>Gallery</title>
+                    <a href="display.jpg"><img src="thumb.png" alt="Lake" data-big="original.jpg"></a>
+                    """)
+            }
+            for (name, index) in [("thumb.png", 0), ("display.jpg", 1), ("original.jpg", 2)] {
+                let body = GuessedLinkTests.image[index]
+                router.get("/g/\(name)") { _, _ in bytes(body, type: index == 0 ? "image/png" : "image/jpeg") }
+                router.head("/g/\(name)") { _, _ in
+                    Response(
+                        status: .ok,
+                        headers: [.contentType: index == 0 ? "image/png" : "image/jpeg", .contentLength: "\(body.count)"])
+                }
+            }
+        }) { origin in
+            let output = directory.url.appendingPathComponent("m")
+            var configuration = testConfiguration(source: origin + "/g/", output: output)
+            configuration.crawl.variants = .largest
+            let report = try await MirrorEngine(configuration: configuration).run()
+            #expect(report.exitStatus == 0, "\(report.failed)")
+            let manifest = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
+            #expect(manifest.items.map(\.key) == [origin + "/g/original.jpg"])
+        }
+        let log = requests.withLock { $0 }
+        #expect(!log.contains("GET /g/display.jpg"), "\(log)")
+        #expect(!log.contains("GET /g/thumb.png"), "\(log)")
+        #expect(log.contains("HEAD /g/display.jpg"), "\(log)")
+        #expect(log.filter { $0 == "GET /g/original.jpg" }.count == 1, "\(log)")
+    }
+}
