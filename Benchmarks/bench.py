@@ -5,6 +5,7 @@ served by nginx on 127.0.0.1, in the same run on the same machine.
     python3 Benchmarks/bench.py [--sizes 2000 10000] [--reps 3] [--tools ...]
     python3 Benchmarks/bench.py --regime catalog [--sizes 2000 10000]
     python3 Benchmarks/bench.py --regime site [--site-albums 1000 --site-photos 20]
+    python3 Benchmarks/bench.py --regime catalog --binary NEW --baseline OLD [--photos DIR]
 
 For each size: generate the gallery (make_gallery.py), start nginx with its own config, then for
 each tool and repetition, in a fresh directory: a cold mirror, a no-op re-sync, and a re-sync
@@ -154,10 +155,13 @@ http {{
         time.sleep(0.3)
 
 
-def commands(tool, phase, out, binary, work):
+def commands(tool, phase, out, binaries, work):
+    """The command line of `tool` in `phase`; `binaries` maps catalog-mirror (and BASELINE, when a
+    second revision is timed beside it) to its executable."""
     url = f"{scheme()}://127.0.0.1:{CLIENT['port']}/gallery/"
     ca = TLS["ca"]
-    if tool == "catalog-mirror":
+    if tool in binaries:
+        binary = binaries[tool]
         if phase == "cold":
             trust = ["--ca-certificate", ca] if ca else []
             return [binary, "sync", url, "--out", str(out), "--quiet", "--concurrency", "8", *trust]
@@ -220,15 +224,30 @@ def machine():
 # httrack's re-syncs take minutes at N = 10,000 and do not change the verdict.
 SLOW_SECONDS = 120
 
+# A second catalog-mirror binary (another revision, `--baseline`) timed beside the first.
+BASELINE = "catalog-mirror (baseline)"
 
-def run_size(n, reps, tools, binary, base, shape=()):
+
+def rep_order(tools, rep):
+    """The tools in the order rep `rep` runs them: catalog-mirror and BASELINE swap places every
+    other rep (A B, B A, ...), so neither always runs right after the other."""
+    if rep % 2 == 0 or BASELINE not in tools or "catalog-mirror" not in tools:
+        return tools
+    a, b = tools.index("catalog-mirror"), tools.index(BASELINE)
+    order = list(tools)
+    order[a], order[b] = order[b], order[a]
+    return order
+
+
+def run_size(n, reps, tools, binaries, base, shape=(), photos=None):
     """The three phases of every tool at size n; `shape` is passed to make_gallery.py (the catalog
-    regime's `--json-link`)."""
-    work = base / (f"n{n}" if not shape else f"catalog-n{n}")
+    regime's `--json-link`), `photos` too (`--photos DIR`: real photographs instead of noise)."""
+    photo_args = ["--photos", str(photos)] if photos else []
+    work = base / ((f"n{n}" if not shape else f"catalog-n{n}") + ("-photos" if photos else ""))
     site = work / "site"
     outputs.set_aside(work / "out")
     site.mkdir(parents=True, exist_ok=True)
-    sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), *shape], stdout=subprocess.DEVNULL)
+    sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), *shape, *photo_args], stdout=subprocess.DEVNULL)
     urls = (site / "urls.txt").read_text().replace("PORT", str(CLIENT["port"]))
     (work / "urls.txt").write_text(urls.replace("http://", "https://") if TLS["on"] else urls)
     expected = expected_hashes(site)
@@ -238,20 +257,20 @@ def run_size(n, reps, tools, binary, base, shape=()):
     try:
         slow = set()
         for rep in range(reps):
-            for tool in tools:
+            for tool in rep_order(tools, rep):
                 if tool in slow:
                     continue
                 # A fresh directory per run, and nothing deleted until the whole benchmark is
                 # done (outputs.py: on ext4 without a journal, creating files right after
                 # deleting thousands charged whichever tool ran next with seconds not its own).
-                out = work / "out" / f"{tool}-{rep}"
+                out = work / "out" / f"{'catalog-mirror-baseline' if tool == BASELINE else tool}-{rep}"
                 out.mkdir(parents=True)
                 started = time.time()
                 for phase in PHASES:
                     if phase == "1%":
-                        sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--mutate"])
+                        sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--mutate", *photo_args])
                     mark = nginx.mark()
-                    wall, cpu, rss, status = timed(commands(tool, phase, out, binary, work))
+                    wall, cpu, rss, status = timed(commands(tool, phase, out, binaries, work))
                     requests, body, full_images = nginx.since(mark)
                     PROTOCOLS.setdefault(tool, set()).update(nginx.protocols)
                     current = expected_hashes(site)
@@ -260,7 +279,7 @@ def run_size(n, reps, tools, binary, base, shape=()):
                     print(f"  n={n} rep={rep + 1} {tool:14} {phase:6} {wall:7.2f}s cpu {cpu:6.2f}s rss {rss:6.1f}MB "
                           f"req {requests:6} body {body / 1e6:7.1f}MB images {complete}/{n} exit {status}", file=sys.stderr)
                     if phase == "1%":
-                        sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--restore"])
+                        sh([sys.executable, str(HERE / "make_gallery.py"), str(site), str(n), "--restore", *photo_args])
                 if time.time() - started > SLOW_SECONDS:
                     slow.add(tool)
         images = sorted((site / "gallery" / "img").iterdir())
@@ -336,8 +355,28 @@ def report(n, samples, floor, total_mb, tools, reps):
                          f"{int(full)} | {int(complete)}/{n} | {int(status)} | {ratio} | {over_copy} | {over_wrk} |")
     used = "; ".join(f"{tool}: {', '.join(sorted(PROTOCOLS.get(tool, ()))) or '?'}" for tool in tools)
     lines += ["", f"Protocols nginx logged for each tool's requests: {used}."]
-    lines += floor_lines(n, floor, total_mb, median) + [""]
+    lines += floor_lines(n, floor, total_mb, median) + paired_lines(samples) + [""]
     return "\n".join(lines)
+
+
+def paired_lines(samples):
+    """With a baseline: catalog-mirror over its baseline, rep by rep (each rep runs both, one right
+    after the other), as the median and range of those ratios for wall and CPU time."""
+    rows = []
+    for phase in PHASES:
+        ours, theirs = samples.get(("catalog-mirror", phase)), samples.get((BASELINE, phase))
+        if not ours or not theirs:
+            continue
+        cells = []
+        for column in (0, 1):
+            ratios = sorted(a[column] / b[column] for a, b in zip(ours, theirs) if b[column] > 0)
+            cells.append(f"{statistics.median(ratios):.3f} ({ratios[0]:.3f}–{ratios[-1]:.3f})" if ratios else "—")
+        rows.append(f"| {phase} | {len(ours)} | {cells[0]} | {cells[1]} |")
+    if not rows:
+        return []
+    return ["", "catalog-mirror over its baseline, rep by rep (below 1: the binary timed is faster), median "
+                "(min–max) of the reps' ratios:", "",
+            "| phase | pairs | wall | CPU |", "|---|---|---|---|", *rows]
 
 
 def parser_files(directory):
@@ -439,7 +478,7 @@ class DelayProxy:
         self.log.close()
 
 
-def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, delay_ms):
+def gallery_regime(regime, sizes, reps, tools, binaries, base, results, header, delay_ms, photos=None):
     """The gallery's three phases for each size: plain HTTP/1.1, HTTPS with HTTP/2, HTTP/1.1
     through the delaying proxy, or the catalog shape (pages, RSS feed and JSON listing each list
     every photo). Writes results/N-<n>.md, https-N-<n>.md, delay-<ms>ms-N-<n>.md or
@@ -454,7 +493,7 @@ def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, de
                 CLIENT.update(port=proxy.port, delay_ms=delay_ms)
             try:
                 shape = ["--json-link"] if regime == "catalog" else []
-                samples, floor, total_mb, _ = run_size(n, reps, tools, binary, base, shape)
+                samples, floor, total_mb, _ = run_size(n, reps, tools, binaries, base, shape, photos)
             finally:
                 if proxy:
                     proxy.stop()
@@ -468,6 +507,8 @@ def gallery_regime(regime, sizes, reps, tools, binary, base, results, header, de
                           DELAY_NOTES.format(half=f"{delay_ms / 2:g}", port=PORT + 1)),
                 "catalog": (f"catalog-N-{n}", f"pages, RSS feed and JSON listing, N = {n}", CATALOG_NOTES),
             }[regime]
+            if photos:
+                name, title = name.replace("N-", "photos-N-"), f"{title}, photographs from {photos}"
             (results / f"{name}.md").write_text(f"# Benchmark, {title}\n\n" + header + table + "\n" + notes)
     finally:
         TLS["on"] = False
@@ -513,8 +554,10 @@ def main():
                              "site crawl, the N-item feed, every reader")
     parser.add_argument("--all", action="store_true", help="every regime in turn, each writing its results file")
     parser.add_argument("--binary", help="a catalog-mirror binary to time instead of building release")
-    parser.add_argument("--baseline", help="feed regime: a second catalog-mirror binary (another revision) timed "
-                                           "beside the first, rep by rep")
+    parser.add_argument("--baseline", help="feed and gallery regimes: a second catalog-mirror binary (another "
+                                           "revision) timed beside the first, rep by rep")
+    parser.add_argument("--photos", help="gallery regimes: the images are copies of this folder's JPEG photographs "
+                                         "(make_gallery.py --photos) instead of noise")
     parser.add_argument("--site-albums", type=int, default=1000, help="album pages of the site regime")
     parser.add_argument("--site-photos", type=int, default=20, help="photos per album of the site regime")
     parser.add_argument("--https", action="store_true",
@@ -554,8 +597,12 @@ def main():
             print(table)
             (results / "parser.md").write_text("# Parser throughput\n\n" + header() + table)
         elif regime in ("gallery", "https", "delay", "catalog"):
-            gallery_regime(regime, sizes, args.reps, args.tools or DEFAULT_TOOLS[regime], binary, base, results,
-                           header(), args.delay_ms or 20.0)
+            tools = list(args.tools or DEFAULT_TOOLS[regime])
+            if args.baseline and BASELINE not in tools:
+                tools.insert(tools.index("catalog-mirror") + 1 if "catalog-mirror" in tools else 0, BASELINE)
+            binaries = {"catalog-mirror": binary, **({BASELINE: args.baseline} if args.baseline else {})}
+            gallery_regime(regime, sizes, args.reps, tools, binaries, base, results, header(), args.delay_ms or 20.0,
+                           args.photos)
         elif regime == "site":
             import site_regime
             albums, photos = args.site_albums, args.site_photos

@@ -9,6 +9,11 @@
                                      feed and its API each list every photo
     make_gallery.py DIR N --mutate   rewrites 1 % of the images (every 100th) with new bytes
     make_gallery.py DIR N --restore  puts the original bytes back
+    make_gallery.py DIR N --photos PHOTOS [--json-link | --mutate | --restore]
+                                     the same site, its images real photographs instead of noise:
+                                     the JPEGs of the folder PHOTOS in turn, each copy made distinct
+                                     by a comment segment (COM) naming it, placed after the file's
+                                     APPn segments so its EXIF, XMP and IPTC blocks stay as they are
 
 Image bytes are noise, so their size is their compressed size. Same N, same bytes.
 """
@@ -47,7 +52,26 @@ def image_bytes(index, size, salt):
     return "png", out.getvalue()
 
 
-def write(root, n, json_link=False):
+def photo_bytes(photos, index, salt):
+    """Photo `index % len(photos)` with a COM segment naming `index` and `salt` after its APPn
+    segments (the ones that carry EXIF, XMP and IPTC), so every copy's bytes are its own."""
+    data = photos[index % len(photos)]
+    offset = 2  # after SOI
+    while offset + 4 <= len(data) and data[offset] == 0xFF and 0xE0 <= data[offset + 1] <= 0xEF:
+        offset += 2 + int.from_bytes(data[offset + 2:offset + 4], "big")
+    comment = f"catalog-mirror benchmark photo {index} {salt}".encode()
+    segment = b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment
+    return "jpg", data[:offset] + segment + data[offset:]
+
+
+def load_photos(folder):
+    photos = [p.read_bytes() for p in sorted(pathlib.Path(folder).iterdir()) if p.suffix.lower() in (".jpg", ".jpeg")]
+    if not photos:
+        raise SystemExit(f"{folder}: no JPEG photos")
+    return photos
+
+
+def write(root, n, json_link=False, photos=None):
     rng = random.Random(20261121 + n)
     gallery = root / "gallery"
     if gallery.exists():
@@ -55,7 +79,7 @@ def write(root, n, json_link=False):
     (gallery / "img").mkdir(parents=True)
     entries = []
     for index, size in enumerate(target_sizes(n, rng)):
-        ext, data = image_bytes(index, size, 0)
+        ext, data = photo_bytes(photos, index, 0) if photos else image_bytes(index, size, 0)
         name = f"{index:05d}.{ext}"
         (gallery / "img" / name).write_bytes(data)
         entries.append({"name": f"Image {index}", "url": f"img/{name}", "price": f"{(index % 50) + 1}.00", "file": name})
@@ -82,13 +106,14 @@ def write(root, n, json_link=False):
     print(f"{n} images, {total / 1e6:.1f} MB, {pages} pages")
 
 
-def mutate(root, n, restore):
+def mutate(root, n, restore, photos=None):
     gallery = root / "gallery" / "img"
     rng = random.Random(20261121 + n)
     for index, size in enumerate(target_sizes(n, rng)):
         if index % 100 != 50:
             continue
-        ext, data = image_bytes(index, size, 0 if restore else 1)
+        salt = 0 if restore else 1
+        ext, data = photo_bytes(photos, index, salt) if photos else image_bytes(index, size, salt)
         (gallery / f"{index:05d}.{ext}").write_bytes(data)
 
 
@@ -99,9 +124,11 @@ if __name__ == "__main__":
     parser.add_argument("--mutate", action="store_true")
     parser.add_argument("--restore", action="store_true")
     parser.add_argument("--json-link", action="store_true", help="the pages also advertise images.json")
+    parser.add_argument("--photos", help="a folder of JPEG photographs to copy instead of noise images")
     args = parser.parse_args()
     root = pathlib.Path(args.dir)
+    photos = load_photos(args.photos) if args.photos else None
     if args.mutate or args.restore:
-        mutate(root, args.n, args.restore)
+        mutate(root, args.n, args.restore, photos)
     else:
-        write(root, args.n, args.json_link)
+        write(root, args.n, args.json_link, photos)

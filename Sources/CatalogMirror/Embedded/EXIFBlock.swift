@@ -208,12 +208,15 @@ enum EXIFBlock {
         return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
     }
 
-    /// `value` rounded to `places` decimals; nil when it is not a positive finite number.
+    /// `value` rounded to `places` decimals; nil when it is not a positive finite number, or
+    /// rounds to zero (a focal length of 0.04 mm is no focal length, and the manifest's exposure
+    /// values are positive).
     static func rounded(_ value: Double, places: Int) -> Double? {
         guard value.isFinite, value > 0, value < 1_000_000 else { return nil }
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
-        return (value * scale).rounded() / scale
+        let rounded = (value * scale).rounded() / scale
+        return rounded > 0 ? rounded : nil
     }
 
     /// The GPS position: degrees, minutes and seconds (three rationals) with their N/S and E/W

@@ -115,6 +115,20 @@ struct EmbeddedMetadataTests {
         #expect(!(title ?? "").contains("Pillow"), "\(title ?? "")")
     }
 
+    @Test("an exposure value that rounds to zero is no value; the rest of the exposure is kept")
+    func roundsToZero() throws {
+        #expect(EXIFBlock.rounded(0.04, places: 1) == nil)
+        #expect(EXIFBlock.rounded(0.06, places: 1) == 0.1)
+        // FuzzMetadata's finding: a focal length of 5065984/704643327 (0.007 mm) came out as 0.
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/FuzzMetadata")
+        let bytes = try [UInt8](Data(contentsOf: corpus.appendingPathComponent("exif-focal-length-under-0.05.jpg")))
+        let metadata = EmbeddedMetadataReader.read(bytes: bytes)
+        #expect(metadata.exposure?.focalLength == nil)
+        #expect(metadata.exposure?.aperture == 0.7)
+        #expect(metadata.camera == "Canon EOS 5D Mark IV")
+    }
+
     @Test("dates, offsets, exposure times and coordinates in the forms files write them")
     func forms() {
         #expect(EXIFBlock.takenDate("2008:01:22 03:28:22", offset: nil) == "2008-01-22T03:28:22")
