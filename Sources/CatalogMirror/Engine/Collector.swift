@@ -1,5 +1,11 @@
 import Foundation
 import Logging
+import MirrorCatalog
+import MirrorCore
+import MirrorCrawl
+import MirrorFetch
+import MirrorStore
+import MirrorValidate
 
 /// The first half of a run: crawls, validates every key the crawl finds, and loads the accepted
 /// ones, keeping at most `window` loads in flight so downloads start while the crawl goes on.

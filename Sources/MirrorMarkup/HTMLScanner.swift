@@ -1,0 +1,172 @@
+import CLibXML
+import Foundation
+
+/// Reads an HTML page with libxml2's recovering HTML parser (network off) into what the crawler
+/// needs: every image a visitor sees, grouped into photos with their renditions; the links to
+/// follow; the feeds the page advertises; and the page's title.
+public enum HTMLScanner {
+    /// File extensions that make a URL an image URL.
+    static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "webp", "avif", "svg"]
+    /// Lazy-loading attributes that carry the image an `<img>` shows (read before `src`).
+    static let lazySourceAttributes = ["data-src", "data-lazy-src"]
+    /// Attributes that carry a `srcset` candidate list.
+    static let srcsetAttributes = ["srcset", "data-srcset", "data-lazy-srcset"]
+    /// Feed media types read from `<link rel="alternate">`.
+    static let feedTypes: Set<String> = [
+        "application/rss+xml", "application/atom+xml", "application/json", "application/feed+json",
+        "application/xml", "text/xml", "application/rdf+xml",
+    ]
+
+    /// Scans `bytes` (a page fetched from `url`). `encoding` is the HTTP header's charset, if any.
+    ///
+    /// libxml2's recovering HTML parser reads the whole page, in one pass and without building
+    /// its tree (`PageStream`), so broken markup still gives what it can; `encoding` defaults to
+    /// nil (the page's own `<meta charset>`, else UTF-8). Numeric character references libxml2
+    /// would cut a value at (`&#xB;`) are first rewritten as the HTML Standard reads them
+    /// (`CharacterReferences`).
+    /// - Throws: ``MarkupError`` only when libxml2 cannot set up a parser for the page.
+    public static func scan(_ bytes: [UInt8], url: String, encoding: String? = nil) throws(MarkupError) -> PageScan {
+        let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }
+        var input = bytes
+        if CharacterReferences.isASCIICompatible(bytes, encoding: knownEncoding),
+            let rewritten = CharacterReferences.rewritten(bytes)
+        {
+            input = rewritten
+        }
+        var scan = try PageStream.read(input, url: url, encoding: knownEncoding)
+        scan.readScripts()
+        return scan
+    }
+
+    /// True when the URL's path (query and fragment aside) ends in an image file extension.
+    static func hasImageExtension(_ url: String) -> Bool {
+        if let answer = url.utf8.withContiguousStorageIfAvailable(asciiImageExtension), let answer { return answer }
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].utf8.contains(UInt8(ascii: "/")) else { return false }
+        return imageExtensions.contains(path[path.index(after: dot)...].lowercased())
+    }
+
+    /// The extensions as bytes, for `asciiImageExtension`.
+    private static let imageExtensionBytes = imageExtensions.map { Array($0.utf8) }
+
+    /// `hasImageExtension` for ASCII text, byte by byte (in ASCII every character is one byte,
+    /// CR LF aside, which matters to none of the tests); nil for other text. It runs for every
+    /// link and label of a page, and scanning by `Character` was a twentieth of reading one.
+    private static func asciiImageExtension(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var end = bytes.count
+        var dot: Int?
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x80 else { return nil }
+            guard end == bytes.count else { continue }
+            switch byte {
+            case UInt8(ascii: "?"), UInt8(ascii: "#"): end = index
+            case UInt8(ascii: "."): dot = index
+            case UInt8(ascii: "/"): dot = nil
+            default: break
+            }
+        }
+        guard let dot else { return false }
+        let length = end - dot - 1
+        return imageExtensionBytes.contains { name in
+            name.count == length
+                && name.indices.allSatisfy { offset in
+                    let byte = bytes[dot + 1 + offset]
+                    return (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == name[offset]
+                }
+        }
+    }
+
+    /// The `url(...)` values of `background` and `background-image` declarations in an inline
+    /// style. A small scanner rather than a CSS parser: inline styles are one declaration list.
+    static func backgroundImages(inStyle style: String) -> [String] {
+        var urls: [String] = []
+        for declaration in style.split(separator: ";") {
+            guard let colon = declaration.firstIndex(of: ":") else { continue }
+            let property = declaration[..<colon].trimmingSpaces.lowercased()
+            guard property == "background" || property == "background-image" else { continue }
+            var rest = declaration[declaration.index(after: colon)...]
+            while let open = rest.range(of: "url(", options: .caseInsensitive) {
+                let afterOpen = rest[open.upperBound...]
+                guard let close = afterOpen.firstIndex(of: ")") else { break }
+                var value = afterOpen[..<close].trimmingSpaces
+                if let first = value.first, first == "\"" || first == "'", value.count >= 2, value.last == first {
+                    value = String(value.dropFirst().dropLast())
+                }
+                if !value.isEmpty { urls.append(value) }
+                rest = afterOpen[afterOpen.index(after: close)...]
+            }
+        }
+        return urls
+    }
+}
+
+extension StringProtocol {
+    /// Whether `needle` occurs in the text, compared as UTF-8 bytes. Not `contains(_:)`: with
+    /// Foundation imported that resolves to NSString's `range(of:)`, which was a seventh of a
+    /// page's reading time.
+    /// (Nor `utf8.firstRange(of:)`, whose generic searcher looks up type metadata per call.)
+    func includes(_ needle: String) -> Bool {
+        let bytes = utf8
+        guard let first = needle.utf8.first else { return true }
+        var start = bytes.startIndex
+        while let found = bytes[start...].firstIndex(of: first) {
+            if bytes[found...].starts(with: needle.utf8) { return true }
+            start = bytes.index(after: found)
+        }
+        return false
+    }
+
+    /// Whether `needle` (lower-case ASCII) occurs in the text in any ASCII case.
+    func includesASCIICaseInsensitive(_ needle: StaticString) -> Bool {
+        func search(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let count = needle.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            for start in 0...(bytes.count - count) {
+                var index = 0
+                while index < count {
+                    let byte = bytes[start + index]
+                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                    guard lower == needle.utf8Start[index] else { break }
+                    index += 1
+                }
+                if index == count { return true }
+            }
+            return false
+        }
+        return utf8.withContiguousStorageIfAvailable(search) ?? Array(utf8).withUnsafeBufferPointer(search)
+    }
+
+    /// Whether `lowercased().hasPrefix(prefix)`, for an ASCII `prefix` in lower case, without
+    /// lower-casing: the text's bytes start with the prefix in any ASCII case, and the character
+    /// after it is ASCII (else it might combine with the prefix's last character). No other
+    /// character lower-cases or is canonically equivalent to a letter or sign of these prefixes.
+    func hasASCIICaseInsensitivePrefix(_ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        var index = 0
+        for byte in utf8 {
+            if index == count { return byte < 0x80 }
+            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard lower == prefix.utf8Start[index] else { return false }
+            index += 1
+        }
+        return index == count
+    }
+
+    /// The text without leading and trailing white space (Unicode `White_Space`). Works on
+    /// scalars: trimming by `Character` reversed the string grapheme by grapheme, which showed
+    /// up as 5 % of a re-sync's CPU time.
+    package var trimmingSpaces: String {
+        let text = String(self)
+        // Text that starts and ends with a printable ASCII character has nothing to trim.
+        if let first = text.utf8.first, let last = text.utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+            return text
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.isWhiteSpace }),
+            let last = scalars.lastIndex(where: { !$0.isWhiteSpace })
+        else { return "" }
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(Substring(scalars[first...last]))
+    }
+}
