@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Crypto
+package import Crypto
 import Foundation
 import MirrorCore
 import MirrorEmbedded
@@ -58,7 +58,7 @@ package struct HTTPImageSource: ImageSource {
     /// more loads in flight for the pipelined client; nil when it does not.
     var slots: TransferSlots? = nil
 
-    func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
+    package func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         if request.isGuess, request.probesFirst, let probed = await session.probe(request, gate: gate) { return probed }
         let headers = Self.headers(request)
         switch await pipelined(request, into: directory) {
@@ -72,7 +72,7 @@ package struct HTTPImageSource: ImageSource {
     /// (`PipelinedClient.get(batch:)`); whatever it does not settle (a redirect, a status to
     /// retry, a lost connection), and every request it cannot carry, goes through the full
     /// client on its own, as `download` would send it.
-    func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
+    package func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
         var results = [Result<Download, FetchFailure>?](repeating: nil, count: requests.count)
         var pending: [(index: Int, after: HTTPSession.Attempt?)] = []
         var carried: [Int] = []

@@ -13,7 +13,7 @@ package struct ProbeImageSource: ImageSource {
     /// Sizes of the stored copies, for servers that send no validators.
     let storedSizes: @Sendable (CanonicalURL) async -> Int64?
 
-    func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
+    package func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         let storedSize = await storedSizes(request.key)
         do {
             let probe = try await session.get(

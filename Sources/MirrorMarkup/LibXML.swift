@@ -334,10 +334,3 @@ extension String {
         return String(decoding: kept, as: UTF8.self)
     }
 }
-
-extension Unicode.Scalar {
-    /// Unicode `White_Space`, answered without a property lookup for ASCII.
-    var isWhiteSpace: Bool {
-        isASCII ? self == " " || (0x09...0x0D).contains(value) : properties.isWhitespace
-    }
-}

@@ -6,13 +6,13 @@
 /// formats whose completeness needs their box structure (AVIF), so no image is read twice whole.
 package enum ContentInspector {
     /// Bytes of the file kept from the start while streaming.
-    static let headLength = 4096
+    package static let headLength = 4096
     /// Bytes of the file kept from the end while streaming.
-    static let tailLength = 64
+    package static let tailLength = 64
 
     /// The verdict on a file of `length` bytes whose first and last bytes are `head` and `tail`.
     /// `read(offset, count)` returns bytes from the file for structure walks.
-    static func inspect(
+    package static func inspect(
         head: [UInt8], tail: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]
     ) -> Result<ImageFormat, FetchFailure> {
         guard length > 0 else { return .failure(FetchFailure(.empty, "the body is empty")) }

@@ -10,13 +10,13 @@ public struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public var isLocalWrite = false
 
     /// A failure for `reason`, with `detail` saying what happened and to which URL.
-    init(_ reason: RejectionReason, _ detail: String) {
+    package init(_ reason: RejectionReason, _ detail: String) {
         self.reason = reason
         self.detail = detail
     }
 
     /// A failure to write a download into `path` of the mirror (the disk's error, `cause`).
-    static func localWrite(_ path: String, _ cause: any Error) -> FetchFailure {
+    package static func localWrite(_ path: String, _ cause: any Error) -> FetchFailure {
         var failure = FetchFailure(
             .networkError,
             "cannot write \(path): \(cause) (check the permissions and free space of the mirror directory, then run sync again)")

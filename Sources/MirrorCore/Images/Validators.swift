@@ -15,7 +15,7 @@ public struct Validators: Sendable, Equatable, Codable {
     public var isEmpty: Bool { etag == nil && lastModified == nil }
 
     /// `If-None-Match` / `If-Modified-Since` headers for a conditional GET.
-    var conditionalHeaders: [(String, String)] {
+    package var conditionalHeaders: [(String, String)] {
         var headers: [(String, String)] = []
         if let etag { headers.append(("If-None-Match", etag)) }
         if let lastModified { headers.append(("If-Modified-Since", lastModified)) }

@@ -1,7 +1,7 @@
 /// Percent-encoding normalization per RFC 3986 sections 2.1–2.4 and 6.2.2.
 package enum PercentEncoding {
     /// Which ASCII characters may stand unescaped in a component (besides unreserved ones).
-    enum Component {
+    package enum Component {
         case path, query, userinfo, host
 
         func allows(_ byte: UInt8) -> Bool {
@@ -51,7 +51,7 @@ package enum PercentEncoding {
     /// Normalizes one component: valid escapes of unreserved characters are decoded, other
     /// escapes get upper-case hex, a stray `%` becomes `%25`, and every byte the component may not
     /// hold raw (non-ASCII, space, quotes, controls...) is escaped.
-    static func normalize(_ text: String, allowed component: Component) -> String {
+    package static func normalize(_ text: String, allowed component: Component) -> String {
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 8)

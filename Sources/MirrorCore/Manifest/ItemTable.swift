@@ -11,7 +11,7 @@ import Foundation
 /// number, and `variantOf` the number of the item it names. An item is made whole only when
 /// asked for (`subscript`), one at a time.
 package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
-    private(set) var keys: [String] = []
+    package private(set) var keys: [String] = []
     /// Path, ETag and Last-Modified of each item, back to back, in chunks of `chunkSize` bytes
     /// (an item's texts are never split). A chunk never grows past its first capacity: one
     /// buffer doubled as it filled was twice the size of the texts, and both copies were live
@@ -223,7 +223,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     }
 
     /// The UTF-8 bytes of the path of the item at `index`, without making it a string.
-    func pathBytes(at index: Int) -> ArraySlice<UInt8> {
+    package func pathBytes(at index: Int) -> ArraySlice<UInt8> {
         let chunk = Int(textStarts[index] >> 32)
         let start = Int(textStarts[index] & 0xFFFF_FFFF)
         return chunks[chunk][start..<start + Int(textLengths[3 * index])]

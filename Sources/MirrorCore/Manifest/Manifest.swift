@@ -60,6 +60,34 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// metadata (`metadata["caption"]`); nil when the photo has none.
         public var captionFrom: TextSource? = nil
 
+        package init(key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String? = nil, metadata: [String: String]? = nil, album: String? = nil, variantOf: String? = nil, etag: String? = nil, lastModified: String? = nil, firstSeen: Date, lastChecked: Date, width: Int? = nil, height: Int? = nil, taken: String? = nil, camera: String? = nil, lens: String? = nil, exposure: EmbeddedMetadata.Exposure? = nil, keywords: [String]? = nil, creator: String? = nil, copyright: String? = nil, location: EmbeddedMetadata.Location? = nil, titleFrom: TextSource? = nil, captionFrom: TextSource? = nil) {
+            self.key = key
+            self.path = path
+            self.sha256 = sha256
+            self.bytes = bytes
+            self.contentType = contentType
+            self.title = title
+            self.metadata = metadata
+            self.album = album
+            self.variantOf = variantOf
+            self.etag = etag
+            self.lastModified = lastModified
+            self.firstSeen = firstSeen
+            self.lastChecked = lastChecked
+            self.width = width
+            self.height = height
+            self.taken = taken
+            self.camera = camera
+            self.lens = lens
+            self.exposure = exposure
+            self.keywords = keywords
+            self.creator = creator
+            self.copyright = copyright
+            self.location = location
+            self.titleFrom = titleFrom
+            self.captionFrom = captionFrom
+        }
+
         /// Width and height together, when both are known.
         var dimensions: ImageDimensions? {
             guard let width, let height else { return nil }

@@ -7,9 +7,9 @@
 /// downloads of a cold crawl.
 package struct CountStream<Value: Sendable & Equatable> {
     /// The counts, for a display; buffered newest only.
-    let stream: AsyncStream<Value>
+    package let stream: AsyncStream<Value>
     /// Ends the stream without a last count (for a `deinit`, which cannot mutate).
-    let continuation: AsyncStream<Value>.Continuation
+    package let continuation: AsyncStream<Value>.Continuation
     private(set) var value: Value
     private var published: Value
     private var publishedAt: ContinuousClock.Instant?
@@ -33,7 +33,7 @@ package struct CountStream<Value: Sendable & Equatable> {
     }
 
     /// Publishes the count if it changed since it was last published, and ends the stream.
-    mutating func finish() {
+    package mutating func finish() {
         if published != value {
             published = value
             continuation.yield(value)
@@ -48,7 +48,7 @@ extension CountStream where Value == Int {
         self.init(0, interval: interval)
     }
 
-    mutating func increment() {
+    package mutating func increment() {
         update { $0 += 1 }
     }
 }

@@ -4,7 +4,7 @@ extension Sequence where Element == UInt8 {
     /// Written into the string's own storage in one allocation: an array of digits turned into a
     /// string made some forty allocations for each SHA-256 of a download (one in twelve of a cold
     /// crawl's allocations; `Benchmarks/results/per-item-cpu.md`).
-    var hexString: String {
+    package var hexString: String {
         withContiguousStorageIfAvailable { Self.hex($0) } ?? Array(self).withUnsafeBufferPointer { Self.hex($0) }
     }
 

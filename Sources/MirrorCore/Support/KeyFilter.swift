@@ -13,7 +13,7 @@ package struct KeyFilter: Sendable {
 
     package init() {}
 
-    mutating func insert(_ text: String) {
+    package mutating func insert(_ text: String) {
         if words.isEmpty { words = [UInt64](repeating: 0, count: Self.bitCount / 64) }
         let (first, step) = Self.hashes(text)
         for index in 0..<Self.bitsPerText {
@@ -22,7 +22,7 @@ package struct KeyFilter: Sendable {
         }
     }
 
-    func mayContain(_ text: String) -> Bool {
+    package func mayContain(_ text: String) -> Bool {
         guard !words.isEmpty else { return false }
         let (first, step) = Self.hashes(text)
         for index in 0..<Self.bitsPerText {

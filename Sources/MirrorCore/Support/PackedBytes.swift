@@ -9,20 +9,20 @@ package struct PackedBytes: Sendable {
 
     package init() {}
 
-    var count: Int { ends.count }
+    package var count: Int { ends.count }
 
-    mutating func reserveCapacity(count: Int, bytes byteCount: Int) {
+    package mutating func reserveCapacity(count: Int, bytes byteCount: Int) {
         ends.reserveCapacity(count)
         bytes.reserveCapacity(byteCount)
     }
 
-    mutating func append(_ value: some Sequence<UInt8>) {
+    package mutating func append(_ value: some Sequence<UInt8>) {
         bytes.append(contentsOf: value)
         ends.append(UInt32(bytes.count))
     }
 
     /// The bytes of the `number`th string.
-    subscript(number: Int) -> ArraySlice<UInt8> {
+    package subscript(number: Int) -> ArraySlice<UInt8> {
         bytes[(number == 0 ? 0 : Int(ends[number - 1]))..<Int(ends[number])]
     }
 
@@ -47,7 +47,7 @@ package struct PackedBytes: Sendable {
 
     /// The same strings in buffers of their size: grown by doubling, they kept up to twice the
     /// room they need.
-    func fitted() -> PackedBytes {
+    package func fitted() -> PackedBytes {
         var fitted = PackedBytes()
         fitted.reserveCapacity(count: ends.count, bytes: bytes.count)
         fitted.bytes.append(contentsOf: bytes)

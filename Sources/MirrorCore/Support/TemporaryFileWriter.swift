@@ -20,7 +20,7 @@ package final class TemporaryFileWriter {
 
     /// The file's path. Kept as text: a `URL` made for every download was 25 allocations of
     /// each image's path through the store (`Benchmarks/results/per-item-cpu.md`).
-    let path: String
+    package let path: String
     /// The file, as a URL.
     var url: URL { URL(fileURLWithPath: path, isDirectory: false) }
     private var descriptor: Int32
@@ -41,7 +41,7 @@ package final class TemporaryFileWriter {
     }
 
     /// `init(in:)` for a directory given by its path.
-    init(inPath directory: String) throws {
+    package init(inPath directory: String) throws {
         var path: String
         var result: Int32
         repeat {
@@ -59,7 +59,7 @@ package final class TemporaryFileWriter {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         try Self.writeAll(bytes, to: descriptor)
     }
 
@@ -79,7 +79,7 @@ package final class TemporaryFileWriter {
     /// Closes the file. With `flush` (the default) the bytes are first flushed to stable storage,
     /// so a rename after this publishes complete bytes; the store passes false for downloads and
     /// flushes them all at once before publishing.
-    func finish(flush: Bool = true) throws {
+    package func finish(flush: Bool = true) throws {
         guard descriptor >= 0 else { return }
         if flush, fsync(descriptor) != 0 { throw WriteError(errno: errno) }
         let result = close(descriptor)
@@ -89,7 +89,7 @@ package final class TemporaryFileWriter {
 
     /// Reads `count` bytes at `offset` from the written file (for structure checks), through the
     /// open descriptor while there is one.
-    func read(at offset: Int64, count: Int) -> [UInt8] {
+    package func read(at offset: Int64, count: Int) -> [UInt8] {
         let reader = descriptor >= 0 ? descriptor : Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard reader >= 0 else { return [] }
         defer { if reader != descriptor { close(reader) } }
@@ -99,7 +99,7 @@ package final class TemporaryFileWriter {
     }
 
     /// Closes and removes the file.
-    func discard() {
+    package func discard() {
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1
