@@ -45,13 +45,38 @@ package struct Crawler: Sendable {
         FeedReader(session: session, gate: gate, cache: cache, directory: downloads)
     }
 
-    /// Fetches the start page; failure means the source cannot be crawled.
-    func fetchStart() async throws(CrawlError) -> FetchedDocument {
+    /// What the source's URL answered: a page, read whole (at most `maxDocumentBytes`), or a
+    /// feed or listing, in a file, to be read as a stream (a feed of a million items is).
+    enum StartDocument: Sendable {
+        case page(FetchedDocument)
+        case file(DownloadedDocument)
+    }
+
+    /// Fetches the start page (or the feed or listing given as the source) into a file; failure
+    /// means the source cannot be crawled.
+    func fetchStart() async throws(CrawlError) -> StartDocument {
+        let download: DownloadedDocument
         do {
-            return try await session.document(source, accept: Self.pageAccept, gate: startGate, cache: cache)
+            download = try await session.download(
+                source, accept: Self.pageAccept, gate: startGate, cache: cache, directory: downloads)
         } catch {
             throw CrawlError.startFailed(source, error)
         }
+        if download.kind == .json || download.kind == .xml { return .file(download) }
+        // A page is read whole: within the limit of what is held in memory.
+        defer { if download.isFresh { try? FileManager.default.removeItem(at: download.file) } }
+        let limit = session.configuration.maxDocumentBytes
+        let size = (try? FileManager.default.attributesOfItem(atPath: download.file.path))?[.size] as? Int ?? 0
+        guard size <= limit, let data = FileManager.default.contents(atPath: download.file.path) else {
+            throw CrawlError.startFailed(
+                source,
+                FetchFailure(
+                    .tooLarge,
+                    "\(download.url) is \(size) bytes, more than the \(limit) a page may be (raise --max-document-size)"))
+        }
+        await cache?.keep(download, for: source)
+        return .page(
+            FetchedDocument(url: download.url, mediaType: download.mediaType, charset: download.charset, bytes: Array(data)))
     }
 
     /// Crawls from the fetched start page, sending every image reference to `batches` in crawl
@@ -59,25 +84,29 @@ package struct Crawler: Sendable {
     /// `guesses`, the pages that guessed image URLs turn out to be are read too, once every
     /// other page is (`GuessedPages`).
     func crawl(
-        start: FetchedDocument, into batches: DiscoveryBatches, guesses: GuessedPages? = nil
+        start: StartDocument, into batches: DiscoveryBatches, guesses: GuessedPages? = nil
     ) async throws(CrawlError) -> CrawlSummary {
         let emit: @Sendable (Discovery) async -> Void = { await batches.send($0) }
         var summary = CrawlSummary()
         var feeds: [CanonicalURL] = configuration.feed.map { [$0] } ?? []
-        if start.kind == .json || start.kind == .xml {
+        let startURL: CanonicalURL
+        switch start {
+        case .file(let download):
             // The source is itself a feed or listing: read it as one.
+            startURL = download.url
             do {
-                let reading = try await feedReader.read(start, number: 0, emit: emit)
+                let reading = try await feedReader.read(downloaded: download, for: source, number: 0, emit: emit)
                 await batches.flush()
                 record(reading, number: 0, summary: &summary)
             } catch {
                 throw CrawlError.startUnreadable(error.message)
             }
-        } else {
-            let discovered = try await crawlPages(start: start, summary: &summary, batches: batches, guesses: guesses)
+        case .page(let page):
+            startURL = page.url
+            let discovered = try await crawlPages(start: page, summary: &summary, batches: batches, guesses: guesses)
             if configuration.feed == nil { feeds += discovered }
         }
-        var seen: Set<CanonicalURL> = [start.url]
+        var seen: Set<CanonicalURL> = [startURL]
         for feed in feeds where seen.insert(feed).inserted {
             let number = nextDocumentNumber(summary)
             do {

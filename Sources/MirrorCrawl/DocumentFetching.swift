@@ -111,7 +111,7 @@ struct DownloadedDocument: Sendable {
 
 extension HTTPSession {
     /// GETs a document into a file in `directory`, decompressing gzip/deflate and reading at most
-    /// `maxDocumentBytes`, hashing as it goes. With a cache, the request is conditional and a 304
+    /// `maxStreamedDocumentBytes` (no limit by default), hashing as it goes. With a cache, the request is conditional and a 304
     /// returns the stored copy's file. The body is read to its end before anyone parses it: no
     /// parsing happens while the request holds its host's connection slot.
     func download(
@@ -119,7 +119,7 @@ extension HTTPSession {
     ) async throws(FetchFailure) -> DownloadedDocument {
         let stored = await cache?.validators(for: url)
         let headers = [("Accept", accept), ("Accept-Encoding", "gzip, deflate, br")] + (stored?.conditionalHeaders ?? [])
-        let limit = configuration.maxDocumentBytes
+        let limit = configuration.maxStreamedDocumentBytes.map { Int(clamping: $0) } ?? Int.max
         return try await get(url, headers: headers, deadline: configuration.documentDeadline, gate: gate) {
             (success: Success) async throws(BodyError) -> DownloadedDocument in
             if success.response.status.code == 304 {

@@ -65,26 +65,32 @@ struct FeedReader: Sendable {
         return reading
     }
 
-    /// Reads a document fetched whole (the source itself given as a feed or listing).
-    func read(_ document: FetchedDocument, number: Int, emit: @Sendable (Discovery) async -> Void) async throws(Failure)
-        -> Reading
-    {
-        var offset = 0
-        return try await read(
-            kind: document.kind, url: document.url, mediaType: document.mediaType, charset: document.charset, number: number,
-            emit: emit,
-            nextChunk: { () throws(Failure) -> ArraySlice<UInt8>? in
-                guard offset < document.bytes.count else { return nil }
-                let end = min(offset + Self.chunkSize, document.bytes.count)
-                defer { offset = end }
-                return document.bytes[offset..<end]
-            }, whole: { document.bytes })
+    /// Reads a document downloaded already (the source itself, given as a feed or listing), then
+    /// keeps it for the next run's conditional request, as `read(at:)` does.
+    func read(
+        downloaded download: DownloadedDocument, for url: CanonicalURL, number: Int, emit: @Sendable (Discovery) async -> Void
+    ) async throws(Failure) -> Reading {
+        defer { if download.isFresh { try? FileManager.default.removeItem(at: download.file) } }
+        let reading = try await read(download, number: number, emit: emit)
+        await cache?.keep(download, for: url)
+        return reading
     }
 
     private func read(_ download: DownloadedDocument, number: Int, emit: @Sendable (Discovery) async -> Void)
         async throws(Failure) -> Reading
     {
         let path = download.file.path
+        // JSON is read whole, within the limit of what is held in memory; a feed or a sitemap
+        // streams from the file, whatever its size.
+        let limit = session.configuration.maxDocumentBytes
+        if download.kind == .json, let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+            size > limit
+        {
+            throw Failure(
+                message:
+                    "cannot read the listing \(download.url): \(size) bytes, more than the \(limit) a document read whole may be (raise --max-document-size) (too-large)"
+            )
+        }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(message: "cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

@@ -56,7 +56,11 @@ struct DecodedBody: AsyncSequence, Sendable {
                 do {
                     buffer = try await base.next()
                 } catch NIOHTTPDecompression.DecompressionError.limit {
-                    throw Self.bomb(url, inflationLimit)
+                    throw HTTPSession.BodyError.fatal(
+                        FetchFailure(
+                            .tooLarge,
+                            "\(url) inflates to more than \(HTTPClients.maxDecompressionRatio) times its compressed size (a decompression bomb)"
+                        ))
                 }
                 guard let buffer else {
                     if let decoder, !decoder.isFinished {

@@ -19,8 +19,13 @@ public struct FetchConfiguration: Sendable {
     /// Deadline for one image request including its body, so a server that trickles bytes
     /// forever is cut off. Default: 300 s.
     public var imageDeadline: Duration = .seconds(300)
-    /// Largest page or feed read, after decompression. Default: 64 MiB.
+    /// Largest document read whole into memory, after decompression: a page, a JSON listing,
+    /// robots.txt (`--max-document-size`). Default: 64 MiB.
     public var maxDocumentBytes: Int = 64 << 20
+    /// Largest feed or sitemap, after decompression. These are written to a file and parsed from
+    /// it as a stream, a few items in memory at a time, so their size costs disk, not memory.
+    /// Default: nil (no limit: a feed of a million items is read).
+    public var maxStreamedDocumentBytes: Int64?
     /// Redirect hops followed for one request. Default: 10.
     public var maxRedirects: Int = 10
     /// How transient failures are retried.

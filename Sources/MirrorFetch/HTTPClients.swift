@@ -17,6 +17,10 @@ package struct HTTPClients: Sendable {
         routes.proxy(for: url).flatMap { proxied[$0] } ?? direct
     }
 
+    /// How many times larger than its compressed form a body may grow while inflated: text a
+    /// hundred times smaller compressed is already rare, a thousand times is a bomb.
+    static let maxDecompressionRatio = 1_000
+
     /// Makes the clients for `configuration`, runs `body`, and always shuts every client down.
     /// Throws `TLSOptions.Error` when `--ca-certificate` cannot be used.
     static func with<T: Sendable>(
@@ -26,7 +30,9 @@ package struct HTTPClients: Sendable {
         var config = HTTPClient.Configuration()
         config.redirectConfiguration = .disallow
         config.timeout = .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout))
-        config.decompression = .enabled(limit: .size(configuration.maxDocumentBytes))
+        // A bomb's ratio is refused; a document's size is the reader's limit to keep (a page is
+        // read whole, a feed streamed from a file).
+        config.decompression = .enabled(limit: .ratio(HTTPClients.maxDecompressionRatio))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(2, configuration.concurrency)
         // Our RetryPolicy decides about retries; the pool's own retrying would keep a refused
         // connection waiting until the request's deadline.

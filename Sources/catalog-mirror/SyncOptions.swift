@@ -64,6 +64,12 @@ struct SyncOptions: ParsableArguments, Encodable {
 
     @Option(
         help: ArgumentHelp(
+            "Read pages and JSON listings up to BYTES each (default 64M; feeds and sitemaps stream, any size).",
+            valueName: "BYTES"))
+    var maxDocumentSize: ByteCount?
+
+    @Option(
+        help: ArgumentHelp(
             "Render pages with the templates in DIR (page.mustache and assets) instead of the built-in ones.", valueName: "DIR"),
         transform: SavedForm.path)
     var template: String?

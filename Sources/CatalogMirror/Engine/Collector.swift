@@ -161,7 +161,7 @@ struct Collector {
 
     /// Crawls from `start` with `crawler`, validating and loading as keys arrive; returns the
     /// catalog and the crawl's summary, or why the run must stop.
-    func run(crawler: Crawler, start: Handoff<FetchedDocument>) async -> Result<Collected, MirrorError> {
+    func run(crawler: Crawler, start: Handoff<Crawler.StartDocument>) async -> Result<Collected, MirrorError> {
         let batches = DiscoveryBatches()
         let guesses = GuessedPages()
         // Nothing is settled once the collection stops: a crawler waiting for its guesses goes on.

@@ -122,7 +122,7 @@ public struct MirrorEngine: Sendable {
         crawler.downloads = dryRun ? FileManager.default.temporaryDirectory : layout.documents
 
         // Fetched before the store is opened: an unreachable source changes nothing.
-        let start: Handoff<FetchedDocument>
+        let start: Handoff<Crawler.StartDocument>
         do {
             start = Handoff(try await crawler.fetchStart())
         } catch {
@@ -165,7 +165,8 @@ public struct MirrorEngine: Sendable {
     /// Crawls, validates, loads into `storage` and publishes; the part of a run that needs the store.
     private func mirror(
         into storage: DiskStorage, clients: HTTPClients, session: HTTPSession, gate: @escaping RequestGate,
-        robots: RobotsCache, crawler: Crawler, start: Handoff<FetchedDocument>, cache: DocumentCache, template: SiteTemplate,
+        robots: RobotsCache, crawler: Crawler, start: Handoff<Crawler.StartDocument>, cache: DocumentCache,
+        template: SiteTemplate,
         startedAt: Date
     ) async -> Result<RunReport, Stop> {
         let source = configuration.source

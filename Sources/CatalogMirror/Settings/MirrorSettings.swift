@@ -45,6 +45,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     public var allowHost: [String]?
     /// `--max-size`: the largest image accepted, in bytes. Default: nil (no limit).
     public var maxSize: Int64?
+    /// `--max-document-size`: the largest page or JSON listing read whole into memory, in bytes.
+    /// Default: `FetchConfiguration.maxDocumentBytes` (64 MiB).
+    public var maxDocumentSize: Int64?
     /// `--max-delete`: items of the last run one run may delete. Default: `DeleteLimit.default` (50 %).
     public var maxDelete: DeleteLimit?
     /// `--template`: the template directory's absolute path. Default: nil (the built-in templates).
@@ -163,6 +166,9 @@ extension MirrorConfiguration {
         validation.exclude = settings.exclude ?? []
         validation.allowedHosts = settings.allowHost ?? []
         validation.maxSize = settings.maxSize
+        if let maxDocumentSize = settings.maxDocumentSize {
+            fetch.maxDocumentBytes = Int(clamping: max(1 << 16, maxDocumentSize))
+        }
         publish.maxDelete = settings.maxDelete ?? .default
         validation.honourRobots = !(settings.ignoreRobots ?? false)
         publish.stripLocation = settings.stripLocation ?? false

@@ -13,7 +13,7 @@ struct SettingsTests {
         #expect(try SettingsStore.load(layout) == nil)
         var settings = MirrorSettings(source: "http://h/gallery/")
         settings.include = ["*.png"]
-        settings.maxSize = 1 << 20
+        (settings.maxSize, settings.maxDocumentSize) = (1 << 20, 1 << 28)
         try SettingsStore.save(settings, layout)
         #expect(try SettingsStore.load(layout) == settings)
     }
@@ -99,9 +99,10 @@ struct SettingsTests {
     func configuration() throws {
         var settings = MirrorSettings(source: "http://h/gallery/")
         (settings.maxPages, settings.concurrency, settings.allowHost, settings.ignoreRobots) = (0, 999, ["cdn.h"], true)
-        settings.speedTime = 5
+        (settings.speedTime, settings.maxDocumentSize) = (5, 10)
         let configuration = try MirrorConfiguration(settings: settings, output: URL(fileURLWithPath: "/m"), environment: [:])
         #expect(configuration.crawl.maxPages == 1 && configuration.fetch.concurrency == 256)
+        #expect(configuration.fetch.maxDocumentBytes == 1 << 16)
         #expect(configuration.validation.allowedHosts == ["cdn.h"] && !configuration.validation.honourRobots)
         #expect(configuration.fetch.lowSpeed == LowSpeedLimit(bytesPerSecond: 1024, duration: .seconds(5)))
         // Not given: the stage's default.

@@ -112,3 +112,58 @@ struct SiteShapeTests {
         }
     }
 }
+
+/// A feed or sitemap is parsed as a stream from a file: its size costs disk, not memory, and
+/// no limit applies; a page or a JSON listing read whole has one (`--max-document-size`).
+@Suite("Documents larger than what is read whole")
+struct LargeDocumentTests {
+    @Test("a feed larger than --max-document-size is read; a JSON listing that large is refused until the limit is raised")
+    func streamedAndWhole() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        // 300 KB of text around two photos, against a limit of 100 KB.
+        let padding = String(repeating: "Lorem ipsum dolor sit amet. ", count: 11_000)
+        try await TestServer().run(routes: { router, _ in
+            router.get("/g/feed.rss") { _, _ in
+                let feed = """
+                    <rss version="2.0"><channel><title>Big</title>
+                    <item><title>One</title><description>\(padding)</description><enclosure url="one.png" type="image/png"/></item>
+                    <item><title>Two</title><enclosure url="two.png" type="image/png"/></item></channel></rss>
+                    """
+                return Response(
+                    status: .ok, headers: [.contentType: "application/rss+xml"], body: .init(byteBuffer: ByteBuffer(string: feed))
+                )
+            }
+            router.get("/g/photos.json") { _, _ in
+                let json = "[{\"name\": \"Three\", \"url\": \"three.png\", \"note\": \"\(padding)\"}]"
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+            }
+            router.get("/g/{name}") { _, context in
+                switch context.parameters.get("name") {
+                case "one.png": bytes(SiteShapeTests.image[0])
+                case "two.png": bytes(SiteShapeTests.image[1])
+                case "three.png": bytes(SiteShapeTests.image[2])
+                default: Response(status: .notFound)
+                }
+            }
+        }) { origin in
+            var configuration = testConfiguration(
+                source: origin + "/g/feed.rss", output: directory.url.appendingPathComponent("feed"))
+            configuration.fetch.maxDocumentBytes = 100_000
+            let feed = try await MirrorEngine(configuration: configuration).run()
+            #expect(feed.exitStatus == 0, "\(feed.warnings)")
+            #expect(feed.published == 2)
+
+            // The listing is the source's only document here: refused whole, nothing to publish.
+            let output = directory.url.appendingPathComponent("listing")
+            var source = testConfiguration(source: origin + "/g/photos.json", output: output)
+            source.fetch.maxDocumentBytes = 100_000
+            await #expect(throws: MirrorError.self) { try await MirrorEngine(configuration: source).run() }
+            source.fetch.maxDocumentBytes = 1 << 20
+            let raised = try await MirrorEngine(configuration: source).run()
+            #expect(raised.exitStatus == 0, "\(raised.warnings)")
+            #expect(raised.published == 1)
+        }
+    }
+}
