@@ -13,36 +13,36 @@ import MirrorMarkup
 /// one-byte fields between the others cost 7 bytes of padding each), and a key's first sighting
 /// is kept inline (`Sightings`).
 package final class CatalogEntry {
-    var key: CanonicalURL
-    var title: String?
+    package var key: CanonicalURL
+    package var title: String?
     var declaredType: String?
-    var verdict: Verdict
+    package var verdict: Verdict
     var metadata: [String: String]
     /// Where the key was seen: each document and photo of that document it is a rendition of.
-    var sightings = Sightings()
+    package var sightings = Sightings()
     /// What the loader answered, without the stored image itself (see `Outcome`).
-    var outcome: Outcome?
-    var declaredLength: Int64?
+    package var outcome: Outcome?
+    package var declaredLength: Int64?
     var titleSource: ImageReference.TitleSource
     /// Whether the engine has asked the loader for this key (deferred keys wait until the crawl ends).
-    var isSentToLoader = false
+    package var isSentToLoader = false
     /// Whether a document shows the key as an image (`ImageReference.isGuess` clear on some
     /// sighting), or it answered with an image on an earlier run (it is in the store). A key
     /// that is only guessed fails nothing: its failure is `unconfirmed`, its page a page.
-    var isShown: Bool
+    package var isShown: Bool
     /// Whether a guess created this entry and its load settles that guess (`GuessedPages`).
-    var settlesGuess = false
+    package var settlesGuess = false
 
     /// The sightings of a key: the first inline, since most keys have one (an array of one was
     /// a 96-byte allocation of its own for every key), any more in an array.
-    struct Sightings: RandomAccessCollection, MutableCollection {
+    package struct Sightings: RandomAccessCollection, MutableCollection {
         private var head: Sighting?
         private var tail: [Sighting] = []
 
-        var startIndex: Int { 0 }
-        var endIndex: Int { head == nil ? 0 : 1 + tail.count }
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { head == nil ? 0 : 1 + tail.count }
 
-        subscript(index: Int) -> Sighting {
+        package subscript(index: Int) -> Sighting {
             get {
                 if index == 0, let head { return head }
                 return tail[index - 1]
@@ -63,7 +63,7 @@ package final class CatalogEntry {
     /// Stored in 48 bytes (numbers as 32 bits, "none" as `Int32.min` or NaN): a key has one or
     /// more, and at 50,000 keys the plain fields (104 bytes with their optionals) were 7 MB of the
     /// peak. Numbers beyond 32 bits are clamped, which no ranking can tell apart.
-    struct Sighting {
+    package struct Sighting {
         private(set) var title: String?
         private var storedDensity: Double
         private let storedDocument: Int32
@@ -93,7 +93,7 @@ package final class CatalogEntry {
             self.size = size
         }
 
-        var document: Int { Int(storedDocument) }
+        package var document: Int { Int(storedDocument) }
         /// Which photo of its document this is a rendition of; nil for a photo of its own.
         var photo: Int? { storedPhoto == .min ? nil : Int(storedPhoto) }
         var size: RenditionSize {
@@ -124,7 +124,7 @@ package final class CatalogEntry {
     /// `state.sqlite`, read back when the publish plan is made (`DiskStorage.records(_:)`).
     /// Holding each image's record here, with its path, hash and validators, was about 360
     /// bytes an item from the end of the crawl to the end of the run.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// In the store; `staged` while its file waits for this run's publish step.
         case stored(staged: Bool)
         /// Boxed: a failure is 32 bytes, and rare; inline it made every entry that much larger.
@@ -138,12 +138,12 @@ package final class CatalogEntry {
     }
 
     /// The largest size any sighting gives the key.
-    var largestSize: RenditionSize {
+    package var largestSize: RenditionSize {
         sightings.map(\.size).max() ?? RenditionSize()
     }
 
     /// Records where `discovery` saw the key (once per document and photo).
-    func see(_ discovery: Discovery) {
+    package func see(_ discovery: Discovery) {
         let sighting = Sighting(
             document: discovery.document, photo: discovery.reference.photo, size: discovery.reference.size,
             isDecoration: discovery.reference.isDecoration, isFromDataFile: discovery.reference.isFromDataFile,
@@ -157,7 +157,7 @@ package final class CatalogEntry {
         sightings.append(sighting)
     }
 
-    init(key: CanonicalURL, reference: ImageReference, verdict: Verdict) {
+    package init(key: CanonicalURL, reference: ImageReference, verdict: Verdict) {
         self.key = key
         self.title = reference.title
         self.titleSource = reference.titleSource
@@ -171,7 +171,7 @@ package final class CatalogEntry {
     /// Adds what another sighting of the key says: a title from a better source replaces the
     /// current one; other fields fill gaps (first sighting wins on conflicts, so the result
     /// does not depend on anything but document order).
-    func merge(_ reference: ImageReference) {
+    package func merge(_ reference: ImageReference) {
         if let newTitle = reference.title, title == nil || reference.titleSource > titleSource {
             if let oldTitle = title, oldTitle != newTitle, metadata["alt"] == nil, titleSource == .attribute {
                 metadata["alt"] = oldTitle
@@ -215,7 +215,7 @@ package final class CatalogEntry {
 
     /// Whether the key may still be a rendition of a photo: accepted, and not found to be
     /// something else (a page, or a failed guess).
-    var mayBeRendition: Bool {
+    package var mayBeRendition: Bool {
         guard verdict == .accepted else { return false }
         switch outcome {
         case .page: return false
@@ -237,7 +237,7 @@ extension CatalogEntry {
     /// by `entry.key`, or positions by keys held in an array, copied two keys a comparison (a
     /// class's `var`, then a struct of a string), with their retains and releases; at 100,000
     /// items that was a fifth of a whole sync, and the part of it that grew faster than n.
-    static func sortedByKey(_ entries: some Sequence<CatalogEntry>) -> [CatalogEntry] {
+    package static func sortedByKey(_ entries: some Sequence<CatalogEntry>) -> [CatalogEntry] {
         let entries = Array(entries)
         var keys = PackedBytes()
         for entry in entries { keys.append(entry.key.string.utf8) }

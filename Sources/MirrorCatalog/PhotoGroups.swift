@@ -13,9 +13,9 @@ import MirrorMarkup
 /// spinner every lazy image shows, a theme image) and joins nothing: it stays a photo of its own.
 package struct PhotoGroups {
     /// One photo: its renditions and the page it was first found on.
-    struct Photo {
+    package struct Photo {
         /// The renditions, in key order.
-        var entries: [CatalogEntry]
+        package var entries: [CatalogEntry]
         /// Their numbers: positions in `PhotoGroups.entries`.
         var numbers: ArraySlice<Int32>
         var keys: [CanonicalURL] { entries.map(\.key) }
@@ -28,22 +28,22 @@ package struct PhotoGroups {
     }
 
     /// The photos, in the order of their first key.
-    struct Photos: RandomAccessCollection {
+    package struct Photos: RandomAccessCollection {
         fileprivate let groups: PhotoGroups
-        var startIndex: Int { 0 }
-        var endIndex: Int { groups.photoAlbum.count }
-        subscript(position: Int) -> Photo { groups.photo(number: position) }
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { groups.photoAlbum.count }
+        package subscript(position: Int) -> Photo { groups.photo(number: position) }
     }
 
     /// The catalog's entries in key order; a key's number is its position here.
     let entries: [CatalogEntry]
     /// The photos, each with its renditions in key order.
-    var photos: Photos { Photos(groups: self) }
+    package var photos: Photos { Photos(groups: self) }
     /// Keys that are the site's decoration, not photos: an image that is a photo of its own (no
     /// other rendition, no per-photo page) on at least 3 pages and at least half of the pages
     /// read (an arrow, a theme's fullscreen button), found in their markup only (not in a feed
     /// or a data file they load). Empty when that would leave no photo.
-    private(set) var decorations: Set<CanonicalURL> = []
+    package private(set) var decorations: Set<CanonicalURL> = []
     /// Photos of a document that link to a page of other photos: album covers, whose title
     /// names the album, not the photo; each with the album page it links to.
     private var covers: [Local: CanonicalURL] = [:]
@@ -82,7 +82,7 @@ package struct PhotoGroups {
 
     /// Whether `copy` is a CMS's resized copy of `original` (`RenditionFamily`): smaller,
     /// whatever the pages say of either.
-    func isResizedCopy(_ copy: CanonicalURL, of original: CanonicalURL) -> Bool {
+    package func isResizedCopy(_ copy: CanonicalURL, of original: CanonicalURL) -> Bool {
         guard let number = number(of: copy), copyOf[number] >= 0 else { return false }
         let made = copyOf[number]
         return entries[Int(made)].key == original
@@ -211,7 +211,7 @@ package struct PhotoGroups {
     ///   - summary: what the crawl read: documents, page numbers, links from photos to pages.
     ///   - findsDecorations: whether the site's furniture is told apart (`decorations`); off
     ///     when the user named the images they want (`--include`). Default: true.
-    init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary, findsDecorations: Bool = true) {
+    package init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary, findsDecorations: Bool = true) {
         self.entries = CatalogEntry.sortedByKey(entries)
         let entries = self.entries
         let graph = Incidence(entries: entries)

@@ -8,7 +8,7 @@ import MirrorMarkup
 /// metadata names hold a caption.
 package enum PhotoText {
     /// A photo with no title is labelled by its file name, without the image extension.
-    static func fileTitle(_ key: String) -> String {
+    package static func fileTitle(_ key: String) -> String {
         let path = firstRun(of: key[...], without: "?") ?? key[...]
         let name = PercentEncoding.decode(String(lastRun(of: path, without: "/") ?? "image"))
         guard HTMLScanner.hasImageExtension(name), let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
@@ -17,7 +17,7 @@ package enum PhotoText {
 
     /// The title made from the name of the file at `key`: its name, as words when it is one
     /// (`autumn-maple` reads `Autumn maple`).
-    static func nameTitle(_ key: String) -> String {
+    package static func nameTitle(_ key: String) -> String {
         let name = fileTitle(key)
         return name.contains(" ") ? name : words(ofFileName: name)
     }
@@ -25,18 +25,18 @@ package enum PhotoText {
     /// Metadata names whose value is the photo's caption, not a field, the first found first.
     /// `alt` comes last: the text the source gave the image where it showed it, a caption only
     /// when it says more than the title.
-    static let captionNames = ["description", "caption", "summary", "comment", "content", "alt"]
+    package static let captionNames = ["description", "caption", "summary", "comment", "content", "alt"]
 
     /// The first run of `text` without `separator`, as `text.split(separator:).first` gives
     /// it, found without splitting the rest; nil when there is none.
-    static func firstRun(of text: Substring, without separator: Character) -> Substring? {
+    package static func firstRun(of text: Substring, without separator: Character) -> Substring? {
         let rest = text.drop { $0 == separator }
         guard !rest.isEmpty else { return nil }
         return rest[..<(rest.firstIndex(of: separator) ?? rest.endIndex)]
     }
 
     /// The last run of `text` without `separator`, as `text.split(separator:).last` gives it.
-    static func lastRun(of text: Substring, without separator: Character) -> Substring? {
+    package static func lastRun(of text: Substring, without separator: Character) -> Substring? {
         var end = text.endIndex
         while end > text.startIndex, text[text.index(before: end)] == separator { end = text.index(before: end) }
         guard end > text.startIndex else { return nil }
@@ -47,7 +47,7 @@ package enum PhotoText {
     /// Whether `a` and `b` differ at most in case, as `caseInsensitiveCompare` says: for printable ASCII
     /// text (most titles and values) compared here letter by letter, without Foundation's
     /// bridging of both strings (a fifth of working out a page's cards).
-    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
+    package static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
         var a = a
         var b = b
         let fast = a.withUTF8 { a in
@@ -68,7 +68,7 @@ package enum PhotoText {
     ///
     /// A name whose words are joined by `_` (a wiki's `Ladybird_on_forget-me-nots`) keeps its
     /// hyphens: they are inside words there.
-    static func words(ofFileName name: String) -> String {
+    package static func words(ofFileName name: String) -> String {
         let separators: Set<Character> = name.contains("_") ? ["_"] : ["-", "_"]
         let words = name.split(whereSeparator: { separators.contains($0) }).joined(separator: " ")
         guard let first = words.first, words.contains(where: \.isLetter) else { return name }

@@ -8,31 +8,31 @@ import MirrorStore
 /// before anything is written: the new manifest's items and rejections, and what changes.
 package struct PublishPlan {
     /// The new manifest's items, packed (`ItemTable`).
-    var items = ItemTable()
-    var rejected: [Manifest.Rejection] = []
+    package var items = ItemTable()
+    package var rejected: [Manifest.Rejection] = []
     /// Keys whose files wait in the staging directory.
-    var staged: [CanonicalURL] = []
+    package var staged: [CanonicalURL] = []
     /// Keys published for the first time, and keys whose bytes changed, each with its item's
     /// number in `items` (-1 for a dry run's probe), in key order: what the report's `changes`
     /// read their files, titles and albums from.
-    var added: [ItemTable.Change] = []
-    var replaced: [ItemTable.Change] = []
+    package var added: [ItemTable.Change] = []
+    package var replaced: [ItemTable.Change] = []
     /// How many keys keep the file the last run published (only the number is reported: a
     /// list of every key of a no-op re-sync was 2 MB at 100,000 items).
-    var unchanged = 0
+    package var unchanged = 0
     /// Previous items this run deletes.
-    var removed: [String] = []
+    package var removed: [String] = []
     /// Previous items that failed this run and stay as they were.
-    var kept: [String] = []
+    package var kept: [String] = []
     /// New or changed keys a dry run found (nothing downloaded).
-    var probed: [String] = []
-    var policy: [String: Int] = [:]
-    var failed: [String: Int] = [:]
-    var warnings: [String] = []
+    package var probed: [String] = []
+    package var policy: [String: Int] = [:]
+    package var failed: [String: Int] = [:]
+    package var warnings: [String] = []
     /// The pages that hold a published photo, in crawl order.
-    var albums: [Manifest.Album] = []
+    package var albums: [Manifest.Album] = []
     /// The source's title: its start page's `<title>`.
-    var siteTitle: String?
+    package var siteTitle: String?
 
     /// How many stored keys' records are read from the store at a time.
     static let recordBatch = 512
@@ -49,7 +49,7 @@ package struct PublishPlan {
     ///     kept from the last manifest included).
     ///   - findsDecorations: whether the site's furniture is left out (not with `--include`).
     /// - Throws: what `records` throws, or `StoreError` when a stored key has no record.
-    init(
+    package init(
         entries: [CatalogEntry], groups: PhotoGroups? = nil, previous: PreviousManifest?,
         records read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?], stored: (CanonicalURL) -> StoredImage?,
         summary: CrawlSummary, withholdingLocation: Bool = false, findsDecorations: Bool = true

@@ -4,7 +4,7 @@ import MirrorCore
 /// and the mirror is left as it was (exit 3).
 package struct CrawlError: Error, Sendable, CustomStringConvertible {
     /// The kind of a crawl failure (a struct over a code, as `StoreError.Code`).
-    struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String {
             case startFailed = "start-failed", startUnreadable = "start-unreadable", internalError = "internal"
         }
@@ -17,24 +17,24 @@ package struct CrawlError: Error, Sendable, CustomStringConvertible {
         /// The start document was fetched but is not a page, feed or listing.
         static let startUnreadable = Code(.startUnreadable)
         /// The crawl itself went wrong (a bug, not the source): the message says what.
-        static let internalError = Code(.internalError)
+        package static let internalError = Code(.internalError)
 
         /// The kebab-case name of the code.
-        var description: String { base.rawValue }
+        package var description: String { base.rawValue }
     }
 
     /// What kind of failure it is.
     let code: Code
     /// One line: what happened, to which URL, and what to try.
-    let message: String
+    package let message: String
 
     /// An error of `code` with this one-line `message`.
-    init(_ code: Code, message: String) {
+    package init(_ code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
-    var description: String { message }
+    package var description: String { message }
 
     /// The start page `source` could not be fetched: the failure, that nothing changed, and the
     /// fix its reason suggests. Certificate, TLS and proxy failures carry their own fix in their

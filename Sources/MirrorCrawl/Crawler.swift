@@ -27,13 +27,26 @@ package struct Crawler: Sendable {
     let gate: RequestGate
     let progress: ProgressBoard
     /// Stored pages and feeds for conditional requests; nil to always fetch in full.
-    var cache: DocumentCache? = nil
+    package var cache: DocumentCache? = nil
     /// robots.txt, for the sitemaps it names; nil to skip sitemap discovery.
-    var robots: RobotsCache? = nil
+    package var robots: RobotsCache? = nil
     /// Where feeds are downloaded before they are read. Default: the system's temporary directory.
-    var downloads: URL = FileManager.default.temporaryDirectory
+    package var downloads: URL = FileManager.default.temporaryDirectory
     /// Told at `info` of each document read, failed or refused, and what it held. Default: silent.
-    var logger: Logger = Logger.silent
+    package var logger: Logger = Logger.silent
+
+    package init(source: CanonicalURL, configuration: CrawlConfiguration, session: HTTPSession, startGate: @escaping RequestGate, gate: @escaping RequestGate, progress: ProgressBoard, cache: DocumentCache? = nil, robots: RobotsCache? = nil, downloads: URL = FileManager.default.temporaryDirectory, logger: Logger = Logger.silent) {
+        self.source = source
+        self.configuration = configuration
+        self.session = session
+        self.startGate = startGate
+        self.gate = gate
+        self.progress = progress
+        self.cache = cache
+        self.robots = robots
+        self.downloads = downloads
+        self.logger = logger
+    }
     /// Sitemaps read at most (an index may list many).
     static let maxSitemaps = 100
 
@@ -47,14 +60,14 @@ package struct Crawler: Sendable {
 
     /// What the source's URL answered: a page, read whole (at most `maxDocumentBytes`), or a
     /// feed or listing, in a file, to be read as a stream (a feed of a million items is).
-    enum StartDocument: Sendable {
+    package enum StartDocument: Sendable {
         case page(FetchedDocument)
         case file(DownloadedDocument)
     }
 
     /// Fetches the start page (or the feed or listing given as the source) into a file; failure
     /// means the source cannot be crawled.
-    func fetchStart() async throws(CrawlError) -> StartDocument {
+    package func fetchStart() async throws(CrawlError) -> StartDocument {
         let download: DownloadedDocument
         do {
             download = try await session.download(
@@ -83,7 +96,7 @@ package struct Crawler: Sendable {
     /// order (the batch being filled is sent whenever a document has been read). With
     /// `guesses`, the pages that guessed image URLs turn out to be are read too, once every
     /// other page is (`GuessedPages`).
-    func crawl(
+    package func crawl(
         start: StartDocument, into batches: DiscoveryBatches, guesses: GuessedPages? = nil
     ) async throws(CrawlError) -> CrawlSummary {
         let emit: @Sendable (Discovery) async -> Void = { await batches.send($0) }

@@ -10,14 +10,14 @@ import Synchronization
 /// arrive. The channel still makes the crawler wait while the engine is busy with the batch
 /// before: memory stays bounded by a batch, not by the crawl.
 package final class DiscoveryBatches: AsyncSequence, Sendable {
-    typealias Element = [Discovery]
+    package typealias Element = [Discovery]
 
     private let channel = AsyncChannel<[Discovery]>()
     private let pending: Mutex<(batch: [Discovery], guesses: Int)>
     /// Keys in a full batch.
     let size: Int
 
-    init(size: Int = 64) {
+    package init(size: Int = 64) {
         self.size = Swift.max(1, size)
         pending = Mutex(([], 0))
     }
@@ -50,16 +50,16 @@ package final class DiscoveryBatches: AsyncSequence, Sendable {
 
     /// Sends an empty batch: wakes the engine's loop over the batches to take what it held
     /// (`Collector`). Returns at once after `finish()`.
-    func wake() async {
+    package func wake() async {
         await channel.send([])
     }
 
     /// Ends the sequence; the engine's loop over it ends once it has taken the last batch.
-    func finish() {
+    package func finish() {
         channel.finish()
     }
 
-    func makeAsyncIterator() -> AsyncChannel<[Discovery]>.AsyncIterator {
+    package func makeAsyncIterator() -> AsyncChannel<[Discovery]>.AsyncIterator {
         channel.makeAsyncIterator()
     }
 }

@@ -28,7 +28,7 @@ package actor DocumentCache {
     private var entries: [String: Entry]
     private var changed = false
 
-    init(directory: URL, readOnly: Bool) {
+    package init(directory: URL, readOnly: Bool) {
         self.directory = directory
         self.readOnly = readOnly
         let index = directory.appendingPathComponent("index.json")
@@ -113,7 +113,7 @@ package actor DocumentCache {
     nonisolated var isWritable: Bool { !readOnly }
 
     /// Saves the index (after a successful run) and removes bodies it no longer names.
-    func save() {
+    package func save() {
         guard !readOnly, changed else { return }
         let index = directory.appendingPathComponent("index.json")
         guard let data = try? JSONCoding.encode(entries) else { return }

@@ -10,7 +10,7 @@ extension HTTPSession {
     /// cache, the request is conditional and a 304 returns the stored copy. With `htmlOnly`, a
     /// response whose `Content-Type` says it is not HTML is dropped once its headers arrive
     /// (`unsupported-type`): a link to a large file costs no more than its headers.
-    func document(
+    package func document(
         _ url: CanonicalURL, accept: String, gate: @escaping RequestGate, cache: DocumentCache? = nil, htmlOnly: Bool = false
     ) async throws(FetchFailure) -> FetchedDocument {
         let stored = await cache?.validators(for: url)
@@ -69,21 +69,9 @@ extension HTTPSession {
     }
 }
 
-extension HTTPSession {
-    /// Refuses a response whose `Content-Length` already says it is larger than `limit`, at its
-    /// headers: a 2 GB "page" costs no more than its headers, however slowly it would arrive.
-    /// (A compressed body is at most a few bytes longer than what it inflates to.)
-    static func refuseDeclaredLength(of success: Success, over limit: Int) throws(BodyError) {
-        guard let declared = success.response.headers.first(name: "content-length").flatMap({ Int64($0.trimmingSpaces) }),
-            declared > Int64(limit)
-        else { return }
-        throw .fatal(FetchFailure(.tooLarge, "\(success.url) declares \(declared) bytes, more than \(limit)"))
-    }
-}
-
 /// A feed, listing or sitemap body written to a file (bounded), so it can be read after its
 /// request has ended and its connection slot is free.
-struct DownloadedDocument: Sendable {
+package struct DownloadedDocument: Sendable {
     /// The URL the body finally came from (after redirects).
     var url: CanonicalURL
     var mediaType: String?

@@ -4,7 +4,7 @@ import MirrorCore
 /// once (by key), within the crawl scope, at most `maxDepth` links from the start and
 /// `maxPages` pages in all. It counts what it turned away, so a run that finds little can say
 /// why, and a limit that cuts the crawl is reported.
-struct Frontier {
+package struct Frontier {
     /// A page to fetch, numbered in crawl order (the order a one-at-a-time breadth-first crawl
     /// would fetch it in, whatever order concurrent fetches finish in).
     struct Page: Sendable {
@@ -14,10 +14,10 @@ struct Frontier {
     }
 
     /// What the frontier turned away, counted once per distinct URL.
-    struct Refusals: Sendable, Equatable {
-        var outOfScope = 0
-        var beyondDepth = 0
-        var beyondPageLimit = 0
+    package struct Refusals: Sendable, Equatable {
+        package var outOfScope = 0
+        package var beyondDepth = 0
+        package var beyondPageLimit = 0
     }
 
     let scope: CrawlScope

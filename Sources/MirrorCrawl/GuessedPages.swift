@@ -15,13 +15,19 @@ import Synchronization
 /// continuation rather than an actor: a cancelled crawl must be released synchronously.
 package final class GuessedPages: Sendable {
     /// A guessed key that answered with a page.
-    struct Found: Sendable {
+    package struct Found: Sendable {
         /// The key the page was asked for (its URL before any redirect).
         var key: CanonicalURL
         var document: FetchedDocument
         /// The document where the key was first seen (in crawl order): the page links to it
         /// from there, one level deeper.
         var linkedFrom: Int
+
+        package init(key: CanonicalURL, document: FetchedDocument, linkedFrom: Int) {
+            self.key = key
+            self.document = document
+            self.linkedFrom = linkedFrom
+        }
     }
 
     private struct State {
@@ -33,10 +39,10 @@ package final class GuessedPages: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Settles `count` guesses; `page` is the page one of them found.
-    func settle(_ count: Int, page: Found? = nil) {
+    package func settle(_ count: Int, page: Found? = nil) {
         guard count > 0 || page != nil else { return }
         let ready: (CheckedContinuation<[Found], Never>, [Found])? = state.withLock { state in
             state.settled += count
@@ -72,7 +78,7 @@ package final class GuessedPages: Sendable {
 
     /// No guess will be settled any more (the engine stopped): releases a waiting crawler and
     /// answers every later round at once.
-    func close() {
+    package func close() {
         let waiter = state.withLock { state in
             state.isClosed = true
             defer { state.waiter = nil }

@@ -29,7 +29,7 @@ public enum EmbeddedMetadataReader {
     /// The metadata of a file of `length` bytes whose first bytes are `head` (as the download
     /// keeps them: `ContentInspector.headLength`); `read(offset, count)` returns bytes further
     /// in (fewer at the end of the file).
-    static func read(head: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]) -> EmbeddedMetadata {
+    package static func read(head: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]) -> EmbeddedMetadata {
         withoutActuallyEscaping(read) { read in
             var file = Bytes(head: head, length: length, read: read)
             var blocks = Blocks()

@@ -6,8 +6,8 @@ import NIOHTTPCompression
 /// A response body as the crawler reads it: every received byte counted by the transfer's
 /// `TransferMeter` (for `--speed-limit`), `Content-Encoding: br` decoded (gzip and deflate are
 /// decoded by the client already), and an inflation bomb turned into `too-large`.
-struct DecodedBody: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
+package struct DecodedBody: AsyncSequence, Sendable {
+    package typealias Element = ByteBuffer
 
     let response: HTTPClientResponse
     let meter: TransferMeter
@@ -19,13 +19,13 @@ struct DecodedBody: AsyncSequence, Sendable {
         response.headers[canonicalForm: "content-encoding"].contains { $0.lowercased() == "br" }
     }
 
-    func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             base: response.body.makeAsyncIterator(), meter: meter, url: url, inflationLimit: inflationLimit,
             decoder: isBrotli ? BrotliDecoder() : nil, brotli: isBrotli)
     }
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var base: HTTPClientResponse.Body.AsyncIterator
         let meter: TransferMeter
         let url: CanonicalURL
@@ -34,7 +34,7 @@ struct DecodedBody: AsyncSequence, Sendable {
         let brotli: Bool
         var inflated = 0
 
-        mutating func next() async throws -> ByteBuffer? {
+        package mutating func next() async throws -> ByteBuffer? {
             if brotli, decoder == nil {
                 throw HTTPSession.BodyError.fatal(FetchFailure(.networkError, "\(url): cannot start a brotli decoder"))
             }

@@ -1,3 +1,5 @@
+import MirrorCore
+
 /// Settings of the HTTP side: timeouts, retries, redirects, limits and manners.
 public struct FetchConfiguration: Sendable {
     /// The `User-Agent` sent, and the token robots.txt groups are matched against.
@@ -103,10 +105,4 @@ public struct LowSpeedLimit: Sendable, Equatable {
         self.bytesPerSecond = bytesPerSecond
         self.duration = duration
     }
-}
-
-/// The version string printed by `--version` and sent in the User-Agent.
-public enum CatalogMirrorVersion {
-    /// This build's version, as `--version` prints it.
-    public static let current = "0.1.0"
 }

@@ -21,7 +21,7 @@ public struct FetchedDocument: Sendable, Equatable {
 
     /// The media type (lower-cased, without parameters) and the `charset` parameter of a
     /// `Content-Type` header.
-    static func parseContentType(_ header: String?) -> (mediaType: String?, charset: String?) {
+    package static func parseContentType(_ header: String?) -> (mediaType: String?, charset: String?) {
         let parts = (header ?? "").split(separator: ";").map { $0.trimmingSpaces }
         let mediaType = parts.first.flatMap { $0.isEmpty ? nil : $0.lowercased() }
         let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
@@ -30,12 +30,12 @@ public struct FetchedDocument: Sendable, Equatable {
     }
 
     /// Media types read as HTML pages.
-    static let htmlTypes: Set<String> = ["text/html", "application/xhtml+xml"]
+    package static let htmlTypes: Set<String> = ["text/html", "application/xhtml+xml"]
 
     /// What the body is, by its media type and, when that is vague, by its first bytes.
-    enum Kind: Equatable { case html, xml, json, other }
+    package enum Kind: Equatable { case html, xml, json, other }
 
-    var kind: Kind {
+    package var kind: Kind {
         var start = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         if start.starts(with: [0xEF, 0xBB, 0xBF]) {
             start = start.dropFirst(3).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }

@@ -8,9 +8,9 @@ import NIOCore
 package struct HTTPClients: Sendable {
     private let direct: HTTPClient
     private let proxied: [ProxyServer: HTTPClient]
-    let routes: ProxyRoutes
+    package let routes: ProxyRoutes
     /// Image GETs to plain-HTTP origins, pipelined; nil when pipelining is off.
-    let pipelined: PipelinedClient?
+    package let pipelined: PipelinedClient?
 
     /// The client that reaches `url` by its route.
     func client(for url: CanonicalURL) -> HTTPClient {
@@ -23,7 +23,7 @@ package struct HTTPClients: Sendable {
 
     /// Makes the clients for `configuration`, runs `body`, and always shuts every client down.
     /// Throws `TLSOptions.Error` when `--ca-certificate` cannot be used.
-    static func with<T: Sendable>(
+    package static func with<T: Sendable>(
         _ configuration: FetchConfiguration, logger: Logger = Logger.silent,
         _ body: (HTTPClients) async throws -> T
     ) async throws -> T {

@@ -85,3 +85,15 @@ extension HTTPSession {
         }
     }
 }
+
+extension HTTPSession {
+    /// Refuses a response whose `Content-Length` already says it is larger than `limit`, at its
+    /// headers: a 2 GB "page" costs no more than its headers, however slowly it would arrive.
+    /// (A compressed body is at most a few bytes longer than what it inflates to.)
+    package static func refuseDeclaredLength(of success: Success, over limit: Int) throws(BodyError) {
+        guard let declared = success.response.headers.first(name: "content-length").flatMap({ Int64($0.trimmingSpaces) }),
+            declared > Int64(limit)
+        else { return }
+        throw .fatal(FetchFailure(.tooLarge, "\(success.url) declares \(declared) bytes, more than \(limit)"))
+    }
+}

@@ -18,7 +18,7 @@ package typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReaso
 /// `--speed-limit` cut off, and every failure reduced to a manifest reason.
 package struct HTTPSession: Sendable {
     let clients: HTTPClients
-    let configuration: FetchConfiguration
+    package let configuration: FetchConfiguration
     /// Pacing shared by every request of the run.
     let politeness: Politeness
     /// The `Crawl-delay` to keep for a URL's host, when robots.txt gave one (never fetches).
@@ -26,12 +26,12 @@ package struct HTTPSession: Sendable {
     /// Cuts off attempts past their deadline.
     let watchdog = DeadlineWatchdog()
     /// The origins this run gave up on (shared by every session of a run).
-    let health: OriginHealth
+    package let health: OriginHealth
     /// Told of every request at `debug`: method, URL, status (or the error) and the time to
     /// the response's head; and of every retry.
     let logger: Logger
 
-    init(
+    package init(
         clients: HTTPClients, configuration: FetchConfiguration, politeness: Politeness? = nil,
         crawlDelay: @escaping @Sendable (CanonicalURL) async -> Duration? = { _ in nil },
         health: OriginHealth = OriginHealth(), logger: Logger = Logger.silent
@@ -46,19 +46,19 @@ package struct HTTPSession: Sendable {
 
     /// A response whose status is 2xx (or 304 to a conditional request), with the URL it
     /// finally came from.
-    struct Success {
-        var response: HTTPClientResponse
-        var url: CanonicalURL
+    package struct Success {
+        package var response: HTTPClientResponse
+        package var url: CanonicalURL
         /// Counts the body's bytes for `--speed-limit`.
         var meter: TransferMeter
         /// Read the body through this, not `response.body`: it counts bytes for the meter,
         /// decodes brotli and turns an inflation bomb into `too-large`.
-        var body: DecodedBody { DecodedBody(response: response, meter: meter, url: url, inflationLimit: inflationLimit) }
+        package var body: DecodedBody { DecodedBody(response: response, meter: meter, url: url, inflationLimit: inflationLimit) }
         var inflationLimit: Int
     }
 
     /// Thrown by a body consumer to say how the attempt ended.
-    enum BodyError: Error {
+    package enum BodyError: Error {
         /// Give up on this request with this reason (no retry).
         case fatal(FetchFailure)
         /// The body stopped early (connection closed, read timeout); worth another attempt.
@@ -68,7 +68,7 @@ package struct HTTPSession: Sendable {
     /// Sends GET (or `method`) `url`, follows redirects, retries, and hands a 2xx response to
     /// `consume`, which reads the body. `consume` may be called once per attempt. `earlier`:
     /// how a first attempt made by other means ended; the retries continue from it.
-    func get<T: Sendable>(
+    package func get<T: Sendable>(
         _ url: CanonicalURL,
         method: HTTPMethod = .GET,
         headers: [(String, String)],
@@ -178,7 +178,7 @@ package struct HTTPSession: Sendable {
     }
 
     /// How one attempt ended when it did not produce a 2xx response.
-    enum Attempt: Error {
+    package enum Attempt: Error {
         case final(FetchFailure)
         case retryable(FetchFailure, after: Duration?)
     }
@@ -321,7 +321,7 @@ package struct HTTPSession: Sendable {
     }
 
     /// Maps a transport error to a manifest reason.
-    static func classify(_ error: any Error, url: CanonicalURL) -> FetchFailure {
+    package static func classify(_ error: any Error, url: CanonicalURL) -> FetchFailure {
         if let clientError = error as? HTTPClientError {
             switch clientError {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-package import Crypto
+import Crypto
 import Foundation
 import MirrorCore
 import MirrorEmbedded
@@ -57,6 +57,13 @@ package struct HTTPImageSource: ImageSource {
     /// Bounds the transfers through async-http-client to `--concurrency` when the engine keeps
     /// more loads in flight for the pipelined client; nil when it does not.
     var slots: TransferSlots? = nil
+
+    package init(session: HTTPSession, gate: @escaping RequestGate, maxSize: Int64?, slots: TransferSlots? = nil) {
+        self.session = session
+        self.gate = gate
+        self.maxSize = maxSize
+        self.slots = slots
+    }
 
     package func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         if request.isGuess, request.probesFirst, let probed = await session.probe(request, gate: gate) { return probed }

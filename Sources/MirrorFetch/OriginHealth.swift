@@ -15,7 +15,7 @@ package final class OriginHealth: Sendable {
     private let state = Mutex<(silent: [String: Int], givenUp: Set<String>)>(([:], []))
 
     /// - Parameter giveUpAfter: attempts in a row without an answer that give an origin up.
-    init(giveUpAfter: Int = 3) {
+    package init(giveUpAfter: Int = 3) {
         self.giveUpAfter = max(1, giveUpAfter)
     }
 
@@ -48,7 +48,7 @@ package final class OriginHealth: Sendable {
     }
 
     /// Gives `url`'s origin up (its robots.txt could not be reached).
-    func giveUp(_ url: CanonicalURL) {
+    package func giveUp(_ url: CanonicalURL) {
         let origin = url.origin
         state.withLock { _ = $0.givenUp.insert(origin) }
     }

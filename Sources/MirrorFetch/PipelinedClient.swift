@@ -21,7 +21,7 @@ import Synchronization
 /// A new connection carries one request at a time until its first response shows an HTTP/1.1
 /// keep-alive server; an origin that cuts connections with requests queued twice is not
 /// pipelined again (servers and middleboxes that mishandle pipelining exist).
-final class PipelinedClient: Sendable {
+package final class PipelinedClient: Sendable {
     /// How many connections, how deep, how long.
     struct Limits: Sendable {
         /// Connections per origin at most.

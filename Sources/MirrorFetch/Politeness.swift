@@ -22,7 +22,7 @@ package final class Politeness: Sendable {
     private let perHost: Int
     private let state: Mutex<State>
 
-    init(rate: Double?, perHost: Int) {
+    package init(rate: Double?, perHost: Int) {
         self.rate = rate.flatMap { $0 > 0 ? $0 : nil }
         self.perHost = max(1, perHost)
         state = Mutex(State(tokens: max(1, rate ?? 1)))

@@ -13,6 +13,16 @@ package struct ProbeImageSource: ImageSource {
     /// Sizes of the stored copies, for servers that send no validators.
     let storedSizes: @Sendable (CanonicalURL) async -> Int64?
 
+    package init(
+        session: HTTPSession, gate: @escaping RequestGate, maxSize: Int64?,
+        storedSizes: @escaping @Sendable (CanonicalURL) async -> Int64?
+    ) {
+        self.session = session
+        self.gate = gate
+        self.maxSize = maxSize
+        self.storedSizes = storedSizes
+    }
+
     package func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
         let storedSize = await storedSizes(request.key)
         do {

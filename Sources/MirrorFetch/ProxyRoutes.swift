@@ -135,7 +135,7 @@ public struct ProxyRoutes: Sendable, Equatable {
     }
 
     /// The proxy `url` goes through, or nil to connect directly.
-    func proxy(for url: CanonicalURL) -> ProxyServer? {
+    package func proxy(for url: CanonicalURL) -> ProxyServer? {
         guard let proxy = url.scheme == "https" ? https : http else { return nil }
         return bypasses(url.host) ? nil : proxy
     }

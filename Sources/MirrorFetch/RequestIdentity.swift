@@ -107,7 +107,7 @@ public struct RequestIdentity: Sendable {
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
         /// What is wrong and with which input, in one line.
         public let message: String
-        init(_ message: String) { self.message = message }
+        package init(_ message: String) { self.message = message }
         public var description: String { message }
     }
 }

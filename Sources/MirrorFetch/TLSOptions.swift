@@ -18,7 +18,7 @@ public struct TLSOptions: Sendable, Equatable {
 
     /// The client TLS configuration these options describe; offers HTTP/2 and HTTP/1.1 by ALPN.
     /// Throws a one-line `TLSOptions.Error` when the CA file cannot be used.
-    func clientConfiguration() throws(TLSOptions.Error) -> TLSConfiguration {
+    package func clientConfiguration() throws(TLSOptions.Error) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if !checkCertificates { tls.certificateVerification = .none }
         if let caCertificateFile {

@@ -3,7 +3,7 @@ import Synchronization
 /// The clock a request's deadline runs on when its body is consumed at our pace: time spent
 /// waiting on our own consumers (a feed's keys queued for busy downloaders) is paused, so the
 /// deadline measures the server, not us.
-final class TransferClock: Sendable {
+package final class TransferClock: Sendable {
     private let state = Mutex<(paused: Duration, since: ContinuousClock.Instant?)>((.zero, nil))
 
     /// Stops counting until `resume()`.

@@ -12,7 +12,7 @@ package final class TransferSlots: Sendable {
 
     private let state: Mutex<State>
 
-    init(limit: Int) {
+    package init(limit: Int) {
         state = Mutex(State(free: max(1, limit)))
     }
 

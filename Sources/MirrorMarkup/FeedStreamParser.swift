@@ -17,13 +17,13 @@ package final class FeedStreamParser {
     static let maxNodesPerItem = 2_000
 
     /// RSS, Atom or a sitemap, once the root element is read.
-    var kind: FeedScanner.Kind? { events.kind }
+    package var kind: FeedScanner.Kind? { events.kind }
     /// For a sitemap index: the sitemaps it lists so far.
-    var sitemaps: [String] { events.sitemaps }
+    package var sitemaps: [String] { events.sitemaps }
     /// What was odd about the document, one line each, naming it (entity declarations,
     /// recovered ill-formedness, an unknown charset). Filled in as parsing goes; complete after
     /// `finish()`.
-    var warnings: [String] {
+    package var warnings: [String] {
         var lines = otherWarnings
         if !entities.isEmpty {
             let names = entities.prefix(5).joined(separator: ", ") + (entities.count > 5 ? ", ..." : "")
@@ -63,7 +63,7 @@ package final class FeedStreamParser {
 
     /// A parser for the document fetched from `url`; `charset` is the `charset` parameter of
     /// its HTTP `Content-Type` (default nil: the BOM, then the XML declaration, then UTF-8).
-    init(url: String, charset: String? = nil) {
+    package init(url: String, charset: String? = nil) {
         self.url = url
         self.events = Events(documentURL: CanonicalURL(url))
         self.charset = charset
@@ -78,7 +78,7 @@ package final class FeedStreamParser {
 
     /// Feeds the next bytes; returns the references of the items completed by them. Throws
     /// only when the document turned out not to be a feed.
-    func feed(_ bytes: UnsafeRawBufferPointer) throws(MarkupError) -> [ImageReference] {
+    package func feed(_ bytes: UnsafeRawBufferPointer) throws(MarkupError) -> [ImageReference] {
         if context == nil {
             pending += bytes
             guard pending.count >= FeedEncoding.sniffLength else { return [] }
@@ -94,7 +94,7 @@ package final class FeedStreamParser {
 
     /// Ends the document; returns the last items (an item left open by a truncated document
     /// included). Throws when the document was empty or not a feed.
-    func finish() throws(MarkupError) -> [ImageReference] {
+    package func finish() throws(MarkupError) -> [ImageReference] {
         if context == nil {
             guard !pending.isEmpty else { throw MarkupError(.notADocument, "empty document") }
             start()

@@ -39,7 +39,7 @@ public enum HTMLScanner {
     }
 
     /// True when the URL's path (query and fragment aside) ends in an image file extension.
-    static func hasImageExtension(_ url: String) -> Bool {
+    package static func hasImageExtension(_ url: String) -> Bool {
         if let answer = url.utf8.withContiguousStorageIfAvailable(asciiImageExtension), let answer { return answer }
         let path = url.prefix { $0 != "?" && $0 != "#" }
         guard let dot = path.lastIndex(of: "."), !path[dot...].utf8.contains(UInt8(ascii: "/")) else { return false }

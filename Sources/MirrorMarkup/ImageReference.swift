@@ -53,7 +53,7 @@ public struct ImageReference: Sendable, Equatable {
     /// The key a reader already made of `url` (a feed reader resolves each URL against its
     /// `xml:base`), so the crawler does not parse the same URL a second time. Not part of the
     /// reference's value: two references that differ only here are equal.
-    var resolvedKey: CanonicalURL? { cachedKey.key(of: url) }
+    package var resolvedKey: CanonicalURL? { cachedKey.key(of: url) }
     private var cachedKey = ResolvedKey()
 
     /// Sets `url` to `key`'s text and remembers `key`.

@@ -28,7 +28,7 @@ public enum JSONReader {
     ///
     /// An API's answer (`isAPIDocument`) is not a listing of images: it is read strictly
     /// (`ImageValueWalker.isStrict`), its references are guesses, and it gives no title.
-    static func photosAndTitle(_ bytes: [UInt8]) throws(Failure) -> (photos: [[ImageReference]], title: String?) {
+    package static func photosAndTitle(_ bytes: [UInt8]) throws(Failure) -> (photos: [[ImageReference]], title: String?) {
         let value = try decode(bytes)
         if isAPIDocument(value) { return (photos(in: value, strict: true).photos, nil) }
         let title = (value["title"] ?? value["name"])?.string.flatMap { FeedScanner.plainText($0) }

@@ -717,7 +717,7 @@ package struct PageReading {
     /// or URL (a name only the file system chose is no title), nor a generator's stock words
     /// around one ("Scaled image fern.jpg", "Click to see full size fern.jpg", "fern thumb",
     /// "Original picture").
-    static func label(_ raw: String?, maxLength: Int = 300) -> String? {
+    package static func label(_ raw: String?, maxLength: Int = 300) -> String? {
         guard let raw, let text = raw.collapsingWhitespace.nonEmpty else { return nil }
         if HTMLScanner.hasImageExtension(text) || text.hasPrefix("{") || text.hasPrefix("[") { return nil }
         if isStockText(text) { return nil }

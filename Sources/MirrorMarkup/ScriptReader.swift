@@ -1,13 +1,19 @@
 /// What a script names: photos, each a list of renditions (not yet numbered), and the JSON
 /// documents it loads (`'data.json'`), as written.
 package struct ScriptFindings: Sendable, Equatable {
-    var photos: [[ImageReference]] = []
-    var dataFiles: [String] = []
+    package var photos: [[ImageReference]] = []
+    package var dataFiles: [String] = []
     /// False when the script was too long or too costly to read whole (`ScriptLiteralReader`).
-    var isComplete = true
+    package var isComplete = true
+
+    package init(photos: [[ImageReference]] = [], dataFiles: [String] = [], isComplete: Bool = true) {
+        self.photos = photos
+        self.dataFiles = dataFiles
+        self.isComplete = isComplete
+    }
 
     /// The warning an incomplete reading of the script at `origin` (a page or a file) gets.
-    static func incompleteWarning(_ origin: String) -> String {
+    package static func incompleteWarning(_ origin: String) -> String {
         "\(origin): a script too long or too tangled to read whole; images named past that point are not found"
     }
 }
@@ -26,7 +32,7 @@ package struct ScriptFindings: Sendable, Equatable {
 /// icons): only its records that carry a title, and its data files, are read from it.
 package enum ScriptReader {
     /// Where a script comes from.
-    enum Origin: Sendable {
+    package enum Origin: Sendable {
         /// A `<script>` element's text.
         case inline
         /// A `<script src>` file.
@@ -37,7 +43,7 @@ package enum ScriptReader {
     static let maxDataFiles = 16
 
     /// The photos and data files of one script.
-    static func read(_ source: [UInt8], origin: Origin) -> ScriptFindings {
+    package static func read(_ source: [UInt8], origin: Origin) -> ScriptFindings {
         let literals = ScriptLiteralReader(source: source)
         var photos = PhotoSet()
         for literal in literals.literals {
@@ -87,7 +93,7 @@ package enum ScriptReader {
 extension PageScan {
     /// Adds photos found beside the page's markup (its scripts, the data files they load),
     /// numbered after the page's own.
-    mutating func addPhotos(_ photos: [[ImageReference]]) {
+    package mutating func addPhotos(_ photos: [[ImageReference]]) {
         var next = (images.lazy.compactMap(\.photo).max() ?? -1) + 1
         for photo in photos where !photo.isEmpty {
             for var rendition in photo {

@@ -59,7 +59,7 @@ public struct RunChanges: Sendable, Equatable, Codable {
     }
 
     /// A run's changes, read from the table it publishes.
-    init(items: ItemTable, added: [ItemTable.Change], replaced: [ItemTable.Change], removed: [Entry]) {
+    package init(items: ItemTable, added: [ItemTable.Change], replaced: [ItemTable.Change], removed: [Entry]) {
         storage = .plan(items: items, added: added, replaced: replaced, removed: removed)
     }
 
@@ -142,7 +142,7 @@ public struct RunChanges: Sendable, Equatable, Codable {
     /// The previous manifest's items for `keys` (in key order, as `PublishPlan.removed` lists
     /// them), read from the file at `manifest` an element at a time: the run kept only each old
     /// item's key, hash and date. A key the file no longer has gets an entry of its key alone.
-    static func removedEntries(_ keys: [String], manifest: URL?) -> [Entry] {
+    package static func removedEntries(_ keys: [String], manifest: URL?) -> [Entry] {
         guard !keys.isEmpty else { return [] }
         var found: [String: Entry] = [:]
         if let manifest {

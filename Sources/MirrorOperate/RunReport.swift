@@ -63,6 +63,36 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// Why the run stopped before publishing, when it did.
     public var error: String?
 
+    package init(source: String, output: String, startedAt: Date, finishedAt: Date, durationSeconds: Double, exitStatus: Int32, dryRun: Bool = false, added: Int = 0, replaced: Int = 0, unchanged: Int = 0, removed: Int = 0, kept: Int = 0, changes: RunChanges? = nil, phases: [String: Double] = [:], peakMemoryBytes: Int? = nil, pages: Int, feeds: Int, keys: Int, published: Int, downloaded: Int, memoryHits: Int, diskHits: Int, bytesDownloaded: Int64, rejected: [String: Int], failed: [String: Int], warnings: [String], error: String? = nil) {
+        self.source = source
+        self.output = output
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.durationSeconds = durationSeconds
+        self.exitStatus = exitStatus
+        self.dryRun = dryRun
+        self.added = added
+        self.replaced = replaced
+        self.unchanged = unchanged
+        self.removed = removed
+        self.kept = kept
+        self.changes = changes
+        self.phases = phases
+        self.peakMemoryBytes = peakMemoryBytes
+        self.pages = pages
+        self.feeds = feeds
+        self.keys = keys
+        self.published = published
+        self.downloaded = downloaded
+        self.memoryHits = memoryHits
+        self.diskHits = diskHits
+        self.bytesDownloaded = bytesDownloaded
+        self.rejected = rejected
+        self.failed = failed
+        self.warnings = warnings
+        self.error = error
+    }
+
     /// The one-line summary printed at the end of every run.
     public var summaryLine: String {
         var parts =

@@ -7,7 +7,7 @@ import MirrorCore
 /// (`FileSystem.flushFileSystem`): a kill cannot tear the file either way, only a power loss
 /// before that flush can.
 package enum AtomicFile {
-    static func write(
+    package static func write(
         _ bytes: some Collection<UInt8>, to destination: URL, temporaryDirectory: URL, flush: Bool = true
     ) throws(PublishError) {
         try write(to: destination, temporaryDirectory: temporaryDirectory, flush: flush) { writer in
@@ -68,7 +68,7 @@ package enum AtomicFile {
     /// Replaces a file outside the mirror (the report, the metrics file) the same way, through a
     /// temporary file in its own folder: a reader (node_exporter, a monitoring script) sees the
     /// old file or the new one. Unlike `write`, the error names only the file and the cause.
-    static func replace(_ destination: URL, _ produce: (TemporaryFileWriter) throws -> Void) throws(PublishError) {
+    package static func replace(_ destination: URL, _ produce: (TemporaryFileWriter) throws -> Void) throws(PublishError) {
         let folder = destination.deletingLastPathComponent()
         let writer: TemporaryFileWriter
         do {

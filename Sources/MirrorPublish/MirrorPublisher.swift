@@ -21,10 +21,16 @@ package struct MirrorPublisher: Sendable {
     /// Images per generated page.
     let itemsPerPage: Int
 
+    package init(layout: MirrorLayout, template: SiteTemplate, itemsPerPage: Int) {
+        self.layout = layout
+        self.template = template
+        self.itemsPerPage = itemsPerPage
+    }
+
     static func pageFileName(_ number: Int) -> String { number == 1 ? "index.html" : "page-\(number).html" }
 
     /// How many pages a publish rendered, and how many it left as they were.
-    struct Outcome: Equatable {
+    package struct Outcome: Equatable {
         var rendered = 0
         var skipped = 0
     }
@@ -32,7 +38,7 @@ package struct MirrorPublisher: Sendable {
     /// `manifest.json` written and flushed under a temporary name as blocking work of its own
     /// (`BlockingWork`), while the images and pages are published: `publish` puts it in place
     /// after them (Benchmarks/results/history.md says why it is written beside them).
-    final class ManifestWrite: Sendable {
+    package final class ManifestWrite: Sendable {
         private let prepared: Task<Result<AtomicFile.Prepared, PublishError>, Never>
 
         init(_ manifest: Manifest, layout: MirrorLayout) {
@@ -56,18 +62,18 @@ package struct MirrorPublisher: Sendable {
         /// Waits for the file to be written and flushed; throws why it could not be (a full
         /// disk): asked before any image is published, so a manifest that cannot be written
         /// stops the run while the mirror is as it was.
-        func written() async throws(PublishError) {
+        package func written() async throws(PublishError) {
             _ = try await wait().get()
         }
 
         /// Waits for the file and removes it: the publish failed before it could be put in place.
-        func discard() async {
+        package func discard() async {
             if case .success(let prepared) = await wait() { prepared.discard() }
         }
     }
 
     /// Starts writing `manifest.json` for `manifest` (see `ManifestWrite`).
-    func beginManifest(_ manifest: Manifest) -> ManifestWrite { ManifestWrite(manifest, layout: layout) }
+    package func beginManifest(_ manifest: Manifest) -> ManifestWrite { ManifestWrite(manifest, layout: layout) }
 
     /// Publishes the site of `manifest` and the manifest itself, at once (`prepare`, then
     /// `commit`): for a publish whose images are already in place.
@@ -86,7 +92,7 @@ package struct MirrorPublisher: Sendable {
 
     /// The files of a publish, written and flushed under temporary names, in the order they
     /// are put in place (`MirrorPublisher.prepare`).
-    struct PreparedSite: Sendable {
+    package struct PreparedSite: Sendable {
         /// Assets, then pages (last first, so a page never names a page not yet in place: the
         /// start page goes last), then `feed.atom`, the search index and the pages'
         /// fingerprints; each marked when it is a page.
@@ -97,7 +103,7 @@ package struct MirrorPublisher: Sendable {
         fileprivate var pages: [String] = []
 
         /// Removes the prepared files: the publish stopped before they were put in place.
-        func discard() {
+        package func discard() {
             for (file, _) in files { file.discard() }
         }
     }
@@ -113,7 +119,7 @@ package struct MirrorPublisher: Sendable {
     /// a later publish finds the earlier ones in place. Then too the start page is the last
     /// file renamed: whatever a reader reaches from it is there.
     @discardableResult
-    func commit(_ site: PreparedSite, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
+    package func commit(_ site: PreparedSite, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
         let firstPublish = !FileManager.default.fileExists(atPath: layout.manifest.path)
         if firstPublish {
             let rest = PreparedSite(files: site.files.filter { $0.page }, outcome: site.outcome, pages: site.pages)
@@ -196,7 +202,7 @@ package struct MirrorPublisher: Sendable {
     /// Pages are checked, rendered and written as blocking work (`BlockingWork`: file reads and
     /// writes, and pages rendered a job each, on every thread of its pool), off the threads
     /// every task of the run shares.
-    func prepare(_ manifest: Manifest) async throws(PublishError) -> PreparedSite {
+    package func prepare(_ manifest: Manifest) async throws(PublishError) -> PreparedSite {
         let written = Prepared()
         do {
             return try await prepare(manifest, into: written)

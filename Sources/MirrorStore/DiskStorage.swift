@@ -36,7 +36,7 @@ import MirrorEmbedded
 
     /// What the publish plan needs of the last successful run's manifest, if there is a
     /// readable one (read by `setUp()`, before this run publishes its own).
-    private(set) var previousManifest: PreviousManifest?
+    package private(set) var previousManifest: PreviousManifest?
     /// What the store found broken and repaired, one line each: a damaged index rebuilt, a
     /// damaged manifest read from the index instead (`ImageDatabase.open`, `setUp()`).
     var warnings: [String] = []
@@ -142,7 +142,7 @@ import MirrorEmbedded
     }
 
     /// What the store repaired this run, one line each, for the run's warnings.
-    func repairs() -> [String] {
+    package func repairs() -> [String] {
         guard let restored = publication.restoredFilesWarning() else { return warnings }
         return warnings + [restored]
     }
@@ -346,13 +346,13 @@ import MirrorEmbedded
 
     /// The previous manifest, handed over once: the store keeps no copy, so it is freed with the
     /// publish plan (12 MB at 50,000 items), not at the end of the run.
-    func takePreviousManifest() -> PreviousManifest? {
+    package func takePreviousManifest() -> PreviousManifest? {
         defer { previousManifest = nil }
         return previousManifest
     }
 
     /// Ends the `diskHits` stream; the engine calls it when the last download is settled.
-    func finishStreams() {
+    package func finishStreams() {
         hitCount.finish()
     }
 

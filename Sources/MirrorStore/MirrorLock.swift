@@ -16,16 +16,16 @@ import MirrorCore
 /// deleting it under a live holder would let a second sync in beside it.
 package final class MirrorLock {
     /// Another process holds the lock (the engine turns it into `MirrorError.locked`, exit 75).
-    struct Held: Error, CustomStringConvertible {
+    package struct Held: Error, CustomStringConvertible {
         /// The mirror directory.
-        let path: String
+        package let path: String
         /// The lock file, `DIR/.catalog-mirror/lock`.
         let lockFile: String
         /// The holder's process ID, when the lock file names one.
-        let pid: Int32?
+        package let pid: Int32?
 
         /// One line: who holds which lock, and what to do.
-        var description: String {
+        package var description: String {
             "another sync" + (pid.map { " (PID \($0))" } ?? "") + " holds the lock \(lockFile) on \(path)"
                 + "; wait for it to finish, then run sync again (the lock goes when that process exits)"
         }
@@ -45,7 +45,7 @@ package final class MirrorLock {
     /// Takes the lock of `layout` without waiting. With `create` false (a dry run) a mirror
     /// without a state directory is not touched and nil is returned.
     /// Throws `Held` when another process has it, else a one-line `StoreError` naming the path.
-    static func acquire(_ layout: MirrorLayout, create: Bool) throws -> MirrorLock? {
+    package static func acquire(_ layout: MirrorLayout, create: Bool) throws -> MirrorLock? {
         if create {
             do {
                 try FileManager.default.createDirectory(at: layout.state, withIntermediateDirectories: true)

@@ -10,9 +10,9 @@ import MirrorCore
 /// file again for that.
 package struct PreviousManifest: Sendable {
     /// One published item of the last run, as far as comparing against it needs.
-    struct Item: Decodable, Sendable {
+    package struct Item: Decodable, Sendable {
         /// The key's canonical URL.
-        var key: String
+        package var key: String
         /// The hash of the file the last run published, as its 32 bytes: the 64-digit text is
         /// 96 bytes on the heap for every item (5 MB at 50,000 items). A value that is not 64
         /// lower-case hex digits is kept as it was written.
@@ -29,7 +29,7 @@ package struct PreviousManifest: Sendable {
             if let digest = Self.digest(sha256) { self.digest = digest } else { unparsed = sha256 }
         }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 key: try container.decode(String.self, forKey: .key), sha256: try container.decode(String.self, forKey: .sha256),
@@ -80,7 +80,7 @@ package struct PreviousManifest: Sendable {
         /// strings without escapes (the other members are skipped, not decoded). Nil for
         /// anything else, which the caller hands to `JSONDecoder`: that decoded every element,
         /// and was most of the cost of reading the previous manifest (5 % of a no-op re-sync).
-        static func plain(_ element: ArraySlice<UInt8>) -> Item? {
+        package static func plain(_ element: ArraySlice<UInt8>) -> Item? {
             element.withUnsafeBufferPointer { bytes -> Item? in
                 var index = 0
                 func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
@@ -180,30 +180,32 @@ package struct PreviousManifest: Sendable {
     /// The last run's items, packed: every key's bytes back to back in one buffer, a hash in
     /// 32 bytes. As `[Item]` each key was a string of its own beside a 72-byte value (15 MB at
     /// 100,000 items, held from the start of a re-sync to its plan); packed it is 8.6 MB.
-    struct Items: RandomAccessCollection, Sendable {
+    package struct Items: RandomAccessCollection, Sendable {
         private var keys = PackedBytes()
         private var digests: [(UInt64, UInt64, UInt64, UInt64)] = []
         /// The hashes that are not 64 lower-case hex digits, as written.
         private var unparsed: [Int32: String] = [:]
         private var dates: [Date] = []
 
-        var startIndex: Int { 0 }
-        var endIndex: Int { keys.count }
+        package init() {}
+
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { keys.count }
 
         /// The item at `index`, its key made a string.
-        subscript(index: Int) -> Item {
+        package subscript(index: Int) -> Item {
             var item = Item(key: String(decoding: key(at: index), as: UTF8.self), sha256: "", firstSeen: dates[index])
             (item.digest, item.unparsed) = (digests[index], unparsed[Int32(index)])
             return item
         }
 
         /// The UTF-8 bytes of the key at `index`.
-        func key(at index: Int) -> ArraySlice<UInt8> { keys[index] }
+        package func key(at index: Int) -> ArraySlice<UInt8> { keys[index] }
 
-        func firstSeen(at index: Int) -> Date { dates[index] }
+        package func firstSeen(at index: Int) -> Date { dates[index] }
 
         /// `Item.hasSHA256(_:)` of the item at `index`.
-        func hasSHA256(_ sha256: String, at index: Int) -> Bool {
+        package func hasSHA256(_ sha256: String, at index: Int) -> Bool {
             if let written = unparsed[Int32(index)] { return written == sha256 }
             guard let other = Item.digest(sha256) else { return false }
             return digests[index] == other
@@ -233,11 +235,11 @@ package struct PreviousManifest: Sendable {
     }
 
     /// Every item, in the manifest's order (by key).
-    let items: Items
+    package let items: Items
     /// Keys the last run rejected as decoration (never requested again).
-    let decorations: [String]
+    package let decorations: [String]
     /// The file read.
-    let url: URL
+    package let url: URL
     /// The whole items, when they come from the index rather than the file (`init(index:url:)`).
     private var indexItems: [String: Manifest.Item]?
 
@@ -307,7 +309,7 @@ package struct PreviousManifest: Sendable {
 
     /// The last run's items in full, by key, read again from the file (or taken from the index
     /// for a damaged one); nil when it no longer reads.
-    func fullItems() -> [String: Manifest.Item]? {
+    package func fullItems() -> [String: Manifest.Item]? {
         if let indexItems { return indexItems }
         guard let manifest = try? Manifest.read(from: url) else { return nil }
         return Dictionary(manifest.items.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

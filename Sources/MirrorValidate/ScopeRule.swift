@@ -7,13 +7,13 @@ package struct ScopeRule: ValidationHandler {
     /// Lower-cased host names in scope.
     let hosts: Set<String>
 
-    init(hosts: some Sequence<String>, next: (any ValidationHandler)?) {
+    package init(hosts: some Sequence<String>, next: (any ValidationHandler)?) {
         self.hosts = Set(hosts.map { $0.lowercased() })
         self.next = next
     }
 
     /// True when `url`'s host is in scope; the fetcher asks this before following a redirect.
-    func contains(_ url: CanonicalURL) -> Bool { hosts.contains(url.host) }
+    package func contains(_ url: CanonicalURL) -> Bool { hosts.contains(url.host) }
 
     package func handle(_ candidate: Candidate) async -> Verdict {
         guard contains(candidate.key) else { return .rejected(.outOfScope) }

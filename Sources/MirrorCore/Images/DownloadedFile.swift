@@ -21,4 +21,15 @@ public struct DownloadedFile: Sendable, Equatable {
     /// What the file says about itself (EXIF, IPTC, XMP), read from its header blocks once it
     /// is complete; nil when it was not read.
     public var embedded: EmbeddedMetadata? = nil
+
+    package init(temporaryPath: String, sha256: String, byteCount: Int64, format: ImageFormat, etag: String? = nil, lastModified: String? = nil, dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil) {
+        self.temporaryPath = temporaryPath
+        self.sha256 = sha256
+        self.byteCount = byteCount
+        self.format = format
+        self.etag = etag
+        self.lastModified = lastModified
+        self.dimensions = dimensions
+        self.embedded = embedded
+    }
 }

@@ -43,7 +43,7 @@ package enum ImageHeader {
     /// The size of an image of `format`, `length` bytes long, whose first bytes are `head`;
     /// `read(offset, count)` returns bytes further in (a JPEG's frame header can follow a large
     /// EXIF block).
-    static func dimensions(
+    package static func dimensions(
         _ format: ImageFormat, head: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]
     ) -> ImageDimensions? {
         withoutActuallyEscaping(read) { read in

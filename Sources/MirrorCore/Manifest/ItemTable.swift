@@ -54,7 +54,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     /// whose file says something.
     private var embedded: [Int32: EmbeddedMetadata] = [:]
 
-    init() {}
+    package init() {}
 
     init(_ items: some Sequence<Manifest.Item>) {
         for item in items { append(item) }
@@ -76,7 +76,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         return item
     }
 
-    mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         keys.reserveCapacity(count)
         textStarts.reserveCapacity(count)
         textLengths.reserveCapacity(3 * count)
@@ -93,7 +93,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         sources.reserveCapacity(count)
     }
 
-    mutating func append(_ item: Manifest.Item) {
+    package mutating func append(_ item: Manifest.Item) {
         append(
             key: item.key, path: item.path, sha256: item.sha256, bytes: item.bytes, contentType: item.contentType,
             title: item.title, metadata: item.metadata, etag: item.etag, lastModified: item.lastModified,
@@ -107,7 +107,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         }
     }
 
-    mutating func append(
+    package mutating func append(
         key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String?,
         metadata: [String: String]?, etag: String?, lastModified: String?, firstSeen: Date, lastChecked: Date,
         dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil
@@ -171,17 +171,17 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
 
     // MARK: - Fields
 
-    func key(at index: Int) -> String { keys[index] }
-    func bytes(at index: Int) -> Int64 { byteCounts[index] }
-    func title(at index: Int) -> String? { titles[index] }
-    func firstSeen(at index: Int) -> Date { firstSeen[index] }
+    package func key(at index: Int) -> String { keys[index] }
+    package func bytes(at index: Int) -> Int64 { byteCounts[index] }
+    package func title(at index: Int) -> String? { titles[index] }
+    package func firstSeen(at index: Int) -> Date { firstSeen[index] }
 
     /// The item's size in pixels, when known.
-    func dimensions(at index: Int) -> ImageDimensions? {
+    package func dimensions(at index: Int) -> ImageDimensions? {
         ImageDimensions.checked(width: Int(sizes[2 * index]), height: Int(sizes[2 * index + 1]))
     }
     /// What the item's file says about itself (the manifest's fields), when it says something.
-    func embedded(at index: Int) -> EmbeddedMetadata? { embedded[Int32(index)] }
+    package func embedded(at index: Int) -> EmbeddedMetadata? { embedded[Int32(index)] }
     func titleSource(at index: Int) -> Manifest.TextSource? { Self.source(sources[index] & 3) }
     func captionSource(at index: Int) -> Manifest.TextSource? { Self.source(sources[index] >> 2 & 3) }
 
@@ -202,7 +202,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         case .name: 3
         }
     }
-    func album(at index: Int) -> String? { albums[index] < 0 ? nil : albumNames[Int(albums[index])] }
+    package func album(at index: Int) -> String? { albums[index] < 0 ? nil : albumNames[Int(albums[index])] }
 
     func variantOf(at index: Int) -> String? {
         switch variants[index] {
@@ -211,9 +211,9 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         case let item: keys[Int(item)]
         }
     }
-    func contentType(at index: Int) -> String { typeNames[Int(contentTypes[index])] }
-    func metadata(at index: Int) -> [String: String]? { metadata[Int32(index)] }
-    func path(at index: Int) -> String { textField(index, 0) }
+    package func contentType(at index: Int) -> String { typeNames[Int(contentTypes[index])] }
+    package func metadata(at index: Int) -> [String: String]? { metadata[Int32(index)] }
+    package func path(at index: Int) -> String { textField(index, 0) }
     func etag(at index: Int) -> String? { flags[index] & 1 == 0 ? nil : textField(index, 1) }
     func lastModified(at index: Int) -> String? { flags[index] & 2 == 0 ? nil : textField(index, 2) }
 
@@ -238,16 +238,16 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     }
 
     /// The number of the item `variantOf` names at `index`, when it was set by number.
-    func variantItem(at index: Int) -> Int? { variants[index] >= 0 ? Int(variants[index]) : nil }
+    package func variantItem(at index: Int) -> Int? { variants[index] >= 0 ? Int(variants[index]) : nil }
 
     /// `variantOf` at `index` when it was given as text (items appended whole: a manifest read
     /// from a file, or made in a test), not by number.
-    func variantText(at index: Int) -> String? { variants[index] == -2 ? variantTexts[Int32(index)] : nil }
+    package func variantText(at index: Int) -> String? { variants[index] == -2 ? variantTexts[Int32(index)] : nil }
 
     /// Whether some `variantOf` was given as text.
-    var hasVariantTexts: Bool { !variantTexts.isEmpty }
+    package var hasVariantTexts: Bool { !variantTexts.isEmpty }
 
-    mutating func setAlbum(_ album: String?, at index: Int) {
+    package mutating func setAlbum(_ album: String?, at index: Int) {
         guard let album else {
             albums[index] = -1
             return
@@ -263,31 +263,31 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     }
 
     /// Makes the item at `index` a rendition of the item at `item` (nil: of no other item).
-    mutating func setVariantOf(item: Int?, at index: Int) {
+    package mutating func setVariantOf(item: Int?, at index: Int) {
         variantTexts[Int32(index)] = nil
         variants[index] = item.map { Int32($0) } ?? -1
     }
     mutating func setTitle(_ title: String?, at index: Int) { titles[index] = title }
 
     /// Sets the item's title and where it came from (nil: nowhere, the title is nil too).
-    mutating func setTitle(_ title: String?, from source: Manifest.TextSource?, at index: Int) {
+    package mutating func setTitle(_ title: String?, from source: Manifest.TextSource?, at index: Int) {
         titles[index] = title
         sources[index] = sources[index] & ~3 | (title == nil ? 0 : Self.number(source))
     }
 
     /// Sets where the item's caption came from.
-    mutating func setCaptionSource(_ source: Manifest.TextSource?, at index: Int) {
+    package mutating func setCaptionSource(_ source: Manifest.TextSource?, at index: Int) {
         sources[index] = sources[index] & 3 | Self.number(source) << 2
     }
 
     /// Drops every item's position (`--strip-location`).
-    mutating func removeLocations() {
+    package mutating func removeLocations() {
         for (index, var metadata) in embedded where metadata.location != nil {
             metadata.location = nil
             embedded[index] = metadata.isEmpty ? nil : metadata
         }
     }
-    mutating func setMetadata(_ value: [String: String]?, at index: Int) { metadata[Int32(index)] = value }
+    package mutating func setMetadata(_ value: [String: String]?, at index: Int) { metadata[Int32(index)] = value }
 
     /// The `field`th text (0 path, 1 ETag, 2 Last-Modified) of the item at `index`.
     private func textField(_ index: Int, _ field: Int) -> String {
@@ -331,7 +331,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     /// contents filled in another order may (a false difference costs a render, never a page
     /// left stale). What the site is made of (`PageFingerprints.siteInput`), without making an
     /// item whole: about 100 bytes an item, most of them in a few large buffers.
-    func content(excludingLastChecked sink: (UnsafeRawBufferPointer) -> Void) {
+    package func content(excludingLastChecked sink: (UnsafeRawBufferPointer) -> Void) {
         func count(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { sink($0) } }
         func column<Element: BitwiseCopyable>(_ values: [Element]) {
             count(values.count)

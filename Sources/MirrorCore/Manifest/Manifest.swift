@@ -115,6 +115,12 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// on the page above it): the album's picture on the generated site. Nil when the source
         /// shows none; left out of the file then.
         public var cover: String? = nil
+
+        package init(url: String, title: String? = nil, cover: String? = nil) {
+            self.url = url
+            self.title = title
+            self.cover = cover
+        }
     }
 
     /// One key seen and not published.
@@ -123,6 +129,11 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var key: String
         /// Why it was not published: a kebab-case reason (`not-an-image`, `http-404`...).
         public var reason: String
+
+        package init(key: String, reason: String) {
+            self.key = key
+            self.reason = reason
+        }
     }
 
     /// `catalog-mirror/manifest@1`.
@@ -154,7 +165,7 @@ public struct Manifest: Codable, Sendable, Equatable {
             source: source, title: title, generatedAt: generatedAt, table: ItemTable(items), rejected: rejected, albums: albums)
     }
 
-    init(
+    package init(
         source: String, title: String? = nil, generatedAt: Date, table: ItemTable, rejected: [Rejection],
         albums: [Album]? = nil
     ) {

@@ -7,7 +7,7 @@ import NIOPosix
 package enum BlockingWork {
     /// Runs `body` on `NIOThreadPool.singleton` and returns what it returns or throws. Should
     /// the pool be shut down (only at process exit), `body` runs on the caller's thread.
-    static func run<Value: Sendable, Failure: Error>(
+    package static func run<Value: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         let result: Result<Value, Failure>

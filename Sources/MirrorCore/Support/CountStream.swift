@@ -15,7 +15,7 @@ package struct CountStream<Value: Sendable & Equatable> {
     private var publishedAt: ContinuousClock.Instant?
     private let interval: Duration
 
-    init(_ initial: Value, interval: Duration = .milliseconds(50)) {
+    package init(_ initial: Value, interval: Duration = .milliseconds(50)) {
         (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
         value = initial
         published = initial
@@ -23,7 +23,7 @@ package struct CountStream<Value: Sendable & Equatable> {
     }
 
     /// Changes the count, and publishes it unless it was published less than `interval` ago.
-    mutating func update(_ change: (inout Value) -> Void) {
+    package mutating func update(_ change: (inout Value) -> Void) {
         change(&value)
         let now = ContinuousClock.now
         if let publishedAt, publishedAt.duration(to: now) < interval { return }

@@ -4,7 +4,7 @@ import Foundation
 /// key-sorted, slashes unescaped, dates as second-precision UTC RFC 3339 strings, a final
 /// newline. Equal values encode to equal bytes.
 package enum JSONCoding {
-    static func encode(_ value: some Encodable) throws -> Data {
+    package static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

@@ -2,12 +2,12 @@
 /// `.withoutEscapingSlashes`.
 package enum JSONText {
     /// A `Double` as the encoder writes it: its `description`, without a trailing `.0`.
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         let text = value.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 
-    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    package static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(0x22)
         var text = text
         text.withUTF8 { bytes in

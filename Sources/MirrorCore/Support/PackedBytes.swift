@@ -28,7 +28,7 @@ package struct PackedBytes: Sendable {
 
     /// The strings' numbers in byte order of the strings (equal strings in the order of their
     /// numbers): one `memcmp` of the buffer a comparison, no reference counting.
-    func byteOrder() -> [Int] {
+    package func byteOrder() -> [Int] {
         var order = Array(0..<ends.count)
         bytes.withUnsafeBufferPointer { all in
             ends.withUnsafeBufferPointer { ends in
@@ -62,7 +62,7 @@ package struct PackedBytes: Sendable {
 /// 10,000-item resync (sorting and walking keys in the plan and the finish).
 package enum ByteOrder {
     /// Negative, zero or positive as `a` sorts before, equal to, or after `b`.
-    static func compare(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Int {
+    package static func compare(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Int {
         let fast = a.withContiguousStorageIfAvailable { x in
             b.withContiguousStorageIfAvailable { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
         }

@@ -43,7 +43,7 @@ public final class ProgressBoard: Sendable {
     /// The counters now.
     public var snapshot: ProgressSnapshot { state.withLock { $0 } }
 
-    func update(_ change: (inout ProgressSnapshot) -> Void) {
+    package func update(_ change: (inout ProgressSnapshot) -> Void) {
         state.withLock { change(&$0) }
     }
 }

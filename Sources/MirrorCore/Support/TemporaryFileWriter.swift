@@ -13,16 +13,16 @@ import Synchronization
 /// written without being copied into `Data`. Writes block briefly; image files are small and
 /// the page cache absorbs them, which costs less than hopping to a thread pool per buffer.
 package final class TemporaryFileWriter {
-    struct WriteError: Error, CustomStringConvertible {
+    package struct WriteError: Error, CustomStringConvertible {
         let errno: Int32
-        var description: String { String(cString: strerror(errno)) }
+        package var description: String { String(cString: strerror(errno)) }
     }
 
     /// The file's path. Kept as text: a `URL` made for every download was 25 allocations of
     /// each image's path through the store (`Benchmarks/results/per-item-cpu.md`).
     package let path: String
     /// The file, as a URL.
-    var url: URL { URL(fileURLWithPath: path, isDirectory: false) }
+    package var url: URL { URL(fileURLWithPath: path, isDirectory: false) }
     private var descriptor: Int32
 
     /// Names are this process's random prefix and a counter: unique within the process, and
@@ -36,7 +36,7 @@ package final class TemporaryFileWriter {
 
     /// Creates `directory/<prefix><n>.part` exclusively (never follows or reuses an existing
     /// file; on the rare clash with a file left by another process, the next number is tried).
-    convenience init(in directory: URL) throws {
+    package convenience init(in directory: URL) throws {
         try self.init(inPath: directory.path)
     }
 
