@@ -180,7 +180,10 @@ let package = Package(
         .testTarget(
             name: "CatalogMirrorTests",
             dependencies: [
-                "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
+                "CatalogMirror", "SampleGallery",
+                // Each suite imports, @testable, the stage module that holds what it tests.
+                "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
+                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate", .product(name: "Crypto", package: "swift-crypto"),
                 // SiteTemplateTests: the page template renders as swift-mustache renders its text.
                 .product(name: "Mustache", package: "swift-mustache"),
                 // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
@@ -195,6 +198,7 @@ let package = Package(
             dependencies: [
                 "CatalogMirror",
                 "SampleGallery",
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPublish", "MirrorOperate",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

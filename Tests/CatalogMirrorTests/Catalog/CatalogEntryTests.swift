@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorMarkup
+@testable import MirrorCrawl
+@testable import MirrorCatalog
 
 @Suite("Catalog entries")
 struct CatalogEntryTests {

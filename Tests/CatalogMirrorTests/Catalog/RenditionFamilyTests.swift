@@ -1,6 +1,8 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorCatalog
 
 @Suite("A CMS's resized copies and their originals")
 struct RenditionFamilyTests {

@@ -3,6 +3,10 @@ import NIOCore
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
+@testable import MirrorFetch
+@testable import MirrorCrawl
 
 /// The errors that stop a run: the documented exit statuses, and messages of one line that name the
 /// input and say what to do.

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorMarkup
+@testable import MirrorCrawl
 
 @Suite("HTML extraction with libxml2")
 struct HTMLScannerTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
+@testable import MirrorFetch
+@testable import MirrorPublish
 
 @Suite("Photos: renditions read from pages")
 struct PhotoTests {

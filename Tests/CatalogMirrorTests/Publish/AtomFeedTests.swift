@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorMarkup
+@testable import MirrorStore
+@testable import MirrorPublish
 
 @Suite("feed.atom")
 struct AtomFeedTests {

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
+@testable import MirrorPublish
 
 @Suite("Site, manifest and settings")
 struct PublishTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
+@testable import MirrorPublish
 
 @Suite("The site plan")
 struct SitePlanTests {

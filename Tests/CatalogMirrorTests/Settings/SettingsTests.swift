@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorStore
+@testable import MirrorFetch
+@testable import MirrorCrawl
 
 @Suite("Saved settings")
 struct SettingsTests {

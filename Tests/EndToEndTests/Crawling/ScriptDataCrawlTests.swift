@@ -1,4 +1,5 @@
 import CatalogMirror
+@testable import MirrorCore
 import Foundation
 import Testing
 
