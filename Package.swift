@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "MirrorPublish",
             dependencies: [
-                "MirrorCore", "MirrorStore", "MirrorCatalog",
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -1,7 +1,6 @@
 // The library is the engine on top of its stage modules; a user imports `CatalogMirror` alone
 // and sees the stages' public types (the configuration, keys, reasons, the report) through it,
 // as Hummingbird re-exports HummingbirdCore and NIO its NIOCore.
-@_exported import MirrorCatalog
 @_exported import MirrorCore
 @_exported import MirrorCrawl
 @_exported import MirrorEmbedded

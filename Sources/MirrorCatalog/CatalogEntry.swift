@@ -1,6 +1,5 @@
 import MirrorCore
 import MirrorCrawl
-import MirrorFetch
 import MirrorMarkup
 
 /// Everything the run knows about one key: merged catalog text, verdict, and outcome.

@@ -28,7 +28,7 @@ public struct MirrorConfiguration: Sendable {
     /// nothing. Default: false.
     public var dryRun: Bool = false
     /// `--metrics FILE`: where the caller writes the run's metrics when it ends
-    /// (``RunMetrics``); the engine itself never reads it. Default: nil (none).
+    /// (`RunMetrics`); the engine itself never reads it. Default: nil (none).
     public var metricsFile: URL?
     /// Where the stages say what they decided (`info`: pages read, keys and their verdicts,
     /// each fetch's outcome) and what they sent (`debug`: every request with its status and
