@@ -183,7 +183,8 @@ let package = Package(
                 "CatalogMirror", "SampleGallery",
                 // Each suite imports, @testable, the stage module that holds what it tests.
                 "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate", .product(name: "Crypto", package: "swift-crypto"),
+                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                .product(name: "Crypto", package: "swift-crypto"),
                 // SiteTemplateTests: the page template renders as swift-mustache renders its text.
                 .product(name: "Mustache", package: "swift-mustache"),
                 // PipelinedClientTests: a raw TCP server that answers only pipelined requests.

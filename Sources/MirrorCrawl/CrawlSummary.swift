@@ -54,7 +54,10 @@ package struct CrawlSummary: Sendable {
     /// read in recovery mode).
     package var warnings: [String] = []
 
-    package init(documents: [Int: Document] = [:], pageNumbers: [CanonicalURL: Int] = [:], photoLinks: [PhotoLink] = [], pageFailures: [String] = [], warnings: [String] = []) {
+    package init(
+        documents: [Int: Document] = [:], pageNumbers: [CanonicalURL: Int] = [:], photoLinks: [PhotoLink] = [],
+        pageFailures: [String] = [], warnings: [String] = []
+    ) {
         self.documents = documents
         self.pageNumbers = pageNumbers
         self.photoLinks = photoLinks

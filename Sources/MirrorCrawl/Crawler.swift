@@ -35,7 +35,11 @@ package struct Crawler: Sendable {
     /// Told at `info` of each document read, failed or refused, and what it held. Default: silent.
     package var logger: Logger = Logger.silent
 
-    package init(source: CanonicalURL, configuration: CrawlConfiguration, session: HTTPSession, startGate: @escaping RequestGate, gate: @escaping RequestGate, progress: ProgressBoard, cache: DocumentCache? = nil, robots: RobotsCache? = nil, downloads: URL = FileManager.default.temporaryDirectory, logger: Logger = Logger.silent) {
+    package init(
+        source: CanonicalURL, configuration: CrawlConfiguration, session: HTTPSession, startGate: @escaping RequestGate,
+        gate: @escaping RequestGate, progress: ProgressBoard, cache: DocumentCache? = nil, robots: RobotsCache? = nil,
+        downloads: URL = FileManager.default.temporaryDirectory, logger: Logger = Logger.silent
+    ) {
         self.source = source
         self.configuration = configuration
         self.session = session

@@ -63,7 +63,13 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// Why the run stopped before publishing, when it did.
     public var error: String?
 
-    package init(source: String, output: String, startedAt: Date, finishedAt: Date, durationSeconds: Double, exitStatus: Int32, dryRun: Bool = false, added: Int = 0, replaced: Int = 0, unchanged: Int = 0, removed: Int = 0, kept: Int = 0, changes: RunChanges? = nil, phases: [String: Double] = [:], peakMemoryBytes: Int? = nil, pages: Int, feeds: Int, keys: Int, published: Int, downloaded: Int, memoryHits: Int, diskHits: Int, bytesDownloaded: Int64, rejected: [String: Int], failed: [String: Int], warnings: [String], error: String? = nil) {
+    package init(
+        source: String, output: String, startedAt: Date, finishedAt: Date, durationSeconds: Double, exitStatus: Int32,
+        dryRun: Bool = false, added: Int = 0, replaced: Int = 0, unchanged: Int = 0, removed: Int = 0, kept: Int = 0,
+        changes: RunChanges? = nil, phases: [String: Double] = [:], peakMemoryBytes: Int? = nil, pages: Int, feeds: Int,
+        keys: Int, published: Int, downloaded: Int, memoryHits: Int, diskHits: Int, bytesDownloaded: Int64,
+        rejected: [String: Int], failed: [String: Int], warnings: [String], error: String? = nil
+    ) {
         self.source = source
         self.output = output
         self.startedAt = startedAt

@@ -57,4 +57,3 @@ public struct MirrorConfiguration: Sendable {
         self.logger = logger
     }
 }
-

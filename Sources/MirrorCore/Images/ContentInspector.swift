@@ -1,4 +1,3 @@
-
 /// Checks downloaded bytes before anything is published: is it an image (magic bytes), and is
 /// it complete (the format's end marker or declared sizes)?
 ///

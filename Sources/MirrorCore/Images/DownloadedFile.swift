@@ -22,7 +22,10 @@ public struct DownloadedFile: Sendable, Equatable {
     /// is complete; nil when it was not read.
     public var embedded: EmbeddedMetadata? = nil
 
-    package init(temporaryPath: String, sha256: String, byteCount: Int64, format: ImageFormat, etag: String? = nil, lastModified: String? = nil, dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil) {
+    package init(
+        temporaryPath: String, sha256: String, byteCount: Int64, format: ImageFormat, etag: String? = nil,
+        lastModified: String? = nil, dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil
+    ) {
         self.temporaryPath = temporaryPath
         self.sha256 = sha256
         self.byteCount = byteCount

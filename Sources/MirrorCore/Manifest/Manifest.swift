@@ -60,7 +60,14 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// metadata (`metadata["caption"]`); nil when the photo has none.
         public var captionFrom: TextSource? = nil
 
-        package init(key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String? = nil, metadata: [String: String]? = nil, album: String? = nil, variantOf: String? = nil, etag: String? = nil, lastModified: String? = nil, firstSeen: Date, lastChecked: Date, width: Int? = nil, height: Int? = nil, taken: String? = nil, camera: String? = nil, lens: String? = nil, exposure: EmbeddedMetadata.Exposure? = nil, keywords: [String]? = nil, creator: String? = nil, copyright: String? = nil, location: EmbeddedMetadata.Location? = nil, titleFrom: TextSource? = nil, captionFrom: TextSource? = nil) {
+        package init(
+            key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String? = nil,
+            metadata: [String: String]? = nil, album: String? = nil, variantOf: String? = nil, etag: String? = nil,
+            lastModified: String? = nil, firstSeen: Date, lastChecked: Date, width: Int? = nil, height: Int? = nil,
+            taken: String? = nil, camera: String? = nil, lens: String? = nil, exposure: EmbeddedMetadata.Exposure? = nil,
+            keywords: [String]? = nil, creator: String? = nil, copyright: String? = nil,
+            location: EmbeddedMetadata.Location? = nil, titleFrom: TextSource? = nil, captionFrom: TextSource? = nil
+        ) {
             self.key = key
             self.path = path
             self.sha256 = sha256

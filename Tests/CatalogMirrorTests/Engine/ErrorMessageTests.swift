@@ -4,9 +4,9 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
-@testable import MirrorFetch
 @testable import MirrorCrawl
+@testable import MirrorFetch
+@testable import MirrorStore
 
 /// The errors that stop a run: the documented exit statuses, and messages of one line that name the
 /// input and say what to do.

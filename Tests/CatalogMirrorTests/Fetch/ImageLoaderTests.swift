@@ -4,8 +4,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorFetch
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// An image source that counts its calls, signals when one starts, and waits on a latch before

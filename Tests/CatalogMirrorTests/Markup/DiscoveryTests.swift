@@ -1,9 +1,9 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCrawl
 @testable import MirrorMarkup
 @testable import MirrorValidate
-@testable import MirrorCrawl
 
 @Suite("Discovery beyond img and enclosures")
 struct DiscoveryTests {

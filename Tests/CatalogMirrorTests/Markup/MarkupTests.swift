@@ -3,8 +3,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorMarkup
 @testable import MirrorCrawl
+@testable import MirrorMarkup
 
 @Suite("HTML extraction with libxml2")
 struct HTMLScannerTests {

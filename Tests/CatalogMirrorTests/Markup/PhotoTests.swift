@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
-@testable import MirrorMarkup
 @testable import MirrorFetch
+@testable import MirrorMarkup
 @testable import MirrorPublish
 
 @Suite("Photos: renditions read from pages")

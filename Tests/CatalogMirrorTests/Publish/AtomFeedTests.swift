@@ -4,8 +4,8 @@ import Testing
 @testable import CatalogMirror
 @testable import MirrorCore
 @testable import MirrorMarkup
-@testable import MirrorStore
 @testable import MirrorPublish
+@testable import MirrorStore
 
 @Suite("feed.atom")
 struct AtomFeedTests {

@@ -4,8 +4,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorPublish
+@testable import MirrorStore
 
 @Suite("Site, manifest and settings")
 struct PublishTests {

@@ -3,8 +3,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorPublish
+@testable import MirrorStore
 
 /// What a page template sees (`--template DIR`): every name of the context, its value as
 /// rendered escaped and raw, as a section and inverted, looked up from a card or an album entry

@@ -3,8 +3,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorPublish
+@testable import MirrorStore
 
 @Suite("The site plan")
 struct SitePlanTests {

@@ -5,8 +5,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorOperate
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// Runs the built `catalog-mirror` binary, as a user or cron would.

@@ -3,8 +3,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorPublish
+@testable import MirrorStore
 @testable import SampleGallery
 
 @Suite("Mirroring a real gallery server")

@@ -4,8 +4,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorPublish
 @testable import MirrorOperate
+@testable import MirrorPublish
 @testable import SampleGallery
 
 @Suite("Operating it: the mirror's feed.atom")

@@ -4,8 +4,8 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
-@testable import MirrorStore
 @testable import MirrorOperate
+@testable import MirrorStore
 @testable import SampleGallery
 
 @Suite("Operating it: --metrics")
