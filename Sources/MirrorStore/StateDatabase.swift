@@ -70,7 +70,7 @@ struct StateDatabase: Sendable {
         if readOnly {
             do {
                 let queue = try DatabaseQueue()
-                try migrator(layout).migrate(queue)
+                try StateSchema.migrator(layout).migrate(queue)
                 return (
                     StateDatabase(queue: queue, path: path),
                     "\(path) is damaged (\(damage)): this dry run reads it as empty; a sync moves it aside and rebuilds it from manifest.json"
@@ -118,7 +118,7 @@ struct StateDatabase: Sendable {
             }
             queue = try DatabaseQueue(path: path, configuration: configuration)
         }
-        try migrator(layout).migrate(queue)
+        try StateSchema.migrator(layout).migrate(queue)
         return queue
     }
 
@@ -170,89 +170,8 @@ struct StateDatabase: Sendable {
         return try DatabaseQueue.inMemoryCopy(fromPath: copy)
     }
 
-    /// The schema, created once; the first version also takes in the JSON state of mirrors
-    /// written before the database existed (`LegacyState`), in the same transaction.
-    private static func migrator(_ layout: MirrorLayout) -> DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE image (
-                        key TEXT PRIMARY KEY NOT NULL,
-                        fileName TEXT NOT NULL,
-                        sha256 TEXT NOT NULL,
-                        bytes INTEGER NOT NULL,
-                        contentType TEXT NOT NULL,
-                        etag TEXT,
-                        lastModified TEXT,
-                        firstSeen REAL NOT NULL,
-                        lastChecked REAL NOT NULL,
-                        stagedName TEXT
-                    );
-                    CREATE INDEX image_fileName ON image(fileName);
-                    CREATE INDEX image_staged ON image(stagedName) WHERE stagedName IS NOT NULL;
-                    """)
-            // The columns of v1, which the next migrations extend.
-            let statement = try db.makeStatement(sql: String(insertSQL(columns: v1Columns)))
-            for image in LegacyState.images(layout) { try Self.save(image, with: statement, columns: v1Columns) }
-        }
-        // When each file's content last changed as it was stored (`StoredImage.fileModified`).
-        migrator.registerMigration("v2") { db in
-            try db.execute(sql: "ALTER TABLE image ADD COLUMN fileModified INTEGER")
-        }
-        // Each image's size in pixels (`StoredImage.dimensions`), so a 304 keeps it; a row
-        // from before has none until its next confirmation reads the file's header.
-        migrator.registerMigration("v3") { db in
-            try db.execute(sql: "ALTER TABLE image ADD COLUMN width INTEGER; ALTER TABLE image ADD COLUMN height INTEGER")
-        }
-        // What each file says about itself (`StoredImage.embedded`, as `EmbeddedMetadata.indexText`
-        // writes it), so a 304 keeps it; a row from before has none until its next confirmation
-        // reads the file's header blocks.
-        migrator.registerMigration("v4") { db in
-            try db.execute(sql: "ALTER TABLE image ADD COLUMN embedded TEXT")
-        }
-        return migrator
-    }
-
-    /// The columns of the first version's table.
-    private static let v1Columns = 10
-    private static let columns =
-        "key, fileName, sha256, bytes, contentType, etag, lastModified, firstSeen, lastChecked, stagedName, fileModified, "
-        + "width, height, embedded"
-    private static let columnCount = 14
-
-    private static let insertSQL = insertSQL(columns: columnCount)
-
-    /// The statement that writes a row's first `count` columns.
-    private static func insertSQL(columns count: Int) -> String {
-        let names = columns.split(separator: ",").prefix(count).joined(separator: ",")
-        return "INSERT OR REPLACE INTO image (\(names)) VALUES (\(repeatElement("?", count: count).joined(separator: ", ")))"
-    }
-
-    private static func save(_ image: StoredImage, with statement: Statement, columns count: Int = columnCount) throws {
-        let values: [(any DatabaseValueConvertible)?] = [
-            image.key.string, image.fileName, image.sha256, image.byteCount, image.contentType, image.etag,
-            image.lastModified, image.firstSeen.timeIntervalSince1970, image.lastChecked.timeIntervalSince1970,
-            image.stagedName, image.fileModified, image.dimensions?.width, image.dimensions?.height,
-            image.embedded?.indexText,
-        ]
-        try statement.execute(arguments: StatementArguments(values.prefix(count)))
-    }
-
-    /// The image a row describes, or nil for a row no current code could have written. `known`
-    /// is the key the row was looked up by: a lookup does not parse its own key again (a
-    /// quarter of the cost of a lookup).
-    private static func decode(_ row: Row, known: CanonicalURL? = nil) -> StoredImage? {
-        guard let key = known ?? CanonicalURL(row[0] as String) else { return nil }
-        return StoredImage(
-            key: key, fileName: row[1], sha256: row[2], byteCount: row[3], contentType: row[4], etag: row[5],
-            lastModified: row[6], firstSeen: Date(timeIntervalSince1970: row[7]),
-            lastChecked: Date(timeIntervalSince1970: row[8]), stagedName: row[9], fileModified: row[10],
-            dimensions: (row[11] as Int?).flatMap { width in
-                (row[12] as Int?).flatMap { ImageDimensions.checked(width: width, height: $0) }
-            },
-            embedded: (row[13] as String?).flatMap(EmbeddedMetadata.init(indexText:)))
-    }
+    /// The columns a lookup reads, by name.
+    private static let columns = StoredImage.Columns.allCases.map(\.rawValue).joined(separator: ", ")
 
     private func failure(_ operation: String, _ error: any Error) -> StoreError {
         StoreError(.database, "cannot \(operation) \(path): \(error)\(Self.advice(path))")
@@ -266,7 +185,7 @@ struct StateDatabase: Sendable {
                 // into a new row first.
                 let rows = try Row.fetchCursor(
                     db.cachedStatement(sql: "SELECT \(Self.columns) FROM image WHERE key = ?"), arguments: [key.string])
-                return try rows.next().flatMap { Self.decode($0, known: key) }
+                return try rows.next().flatMap { StoredImage(row: $0, known: key) }
             }
         } catch {
             throw failure("read", error)
@@ -289,8 +208,8 @@ struct StateDatabase: Sendable {
                     arguments: StatementArguments(texts))
                 var found: [String: StoredImage] = [:]
                 while let row = try rows.next() {
-                    let text: String = row[0]
-                    if let key = byText[text], let image = Self.decode(row, known: key) { found[text] = image }
+                    let text: String = row[StoredImage.Columns.key]
+                    if let key = byText[text], let image = StoredImage(row: row, known: key) { found[text] = image }
                 }
                 return found
             }
@@ -328,7 +247,7 @@ struct StateDatabase: Sendable {
         do {
             return try queue.inDatabase { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NOT NULL")
-                    .compactMap { Self.decode($0) }
+                    .compactMap { StoredImage(row: $0, known: nil) }
             }
         } catch {
             throw failure("read", error)
@@ -343,11 +262,11 @@ struct StateDatabase: Sendable {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT COUNT(*), COALESCE(SUM(stagedName != fileName), 0) FROM image
+                        SELECT COUNT(*) AS count, COALESCE(SUM(stagedName != fileName), 0) AS other FROM image
                         WHERE stagedName IS NOT NULL
                         """)
                 guard let row else { return nil }
-                let (count, other): (Int, Int) = (row[0], row[1])
+                let (count, other): (Int, Int) = (row["count"], row["other"])
                 return other == 0 ? count : nil
             }
         } catch {
@@ -370,7 +289,7 @@ struct StateDatabase: Sendable {
         do {
             return try queue.inDatabase { db in
                 try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image WHERE stagedName IS NULL ORDER BY key")
-                    .compactMap { Self.decode($0) }
+                    .compactMap { StoredImage(row: $0, known: nil) }
             }
         } catch {
             throw failure("read", error)
@@ -382,8 +301,7 @@ struct StateDatabase: Sendable {
     func save(_ images: some Sequence<StoredImage>, checked: [StoredImage] = []) throws(StoreError) {
         do {
             try queue.write { db in
-                let statement = try db.cachedStatement(sql: Self.insertSQL)
-                for image in images { try Self.save(image, with: statement) }
+                for image in images { try image.insert(db, onConflict: .replace) }
                 guard !checked.isEmpty else { return }
                 let update = try db.cachedStatement(sql: "UPDATE image SET lastChecked = ? WHERE key = ?")
                 for image in checked {
@@ -421,16 +339,18 @@ struct StateDatabase: Sendable {
                 var stale: [String] = []
                 var cursor = 0
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT key, fileName, stagedName IS NOT NULL FROM image ORDER BY key")
+                    db, sql: "SELECT key, fileName, stagedName IS NOT NULL AS staged FROM image ORDER BY key")
                 while let row = try rows.next() {
-                    let key: String = row[0]
+                    let key: String = row[StoredImage.Columns.key]
                     while cursor < order.count, ByteOrder.precedes(items.keys[order[cursor]].utf8, key.utf8) {
                         cursor += 1
                     }
                     let referenced =
                         cursor < order.count && items.keys[order[cursor]] == key
-                        && ByteOrder.equal(items.pathBytes(at: order[cursor]).dropFirst(prefixLength), (row[1] as String).utf8)
-                    if row[2] as Bool || !referenced { stale.append(key) }
+                        && ByteOrder.equal(
+                            items.pathBytes(at: order[cursor]).dropFirst(prefixLength),
+                            (row[StoredImage.Columns.fileName] as String).utf8)
+                    if row["staged"] as Bool || !referenced { stale.append(key) }
                 }
                 let statement = try db.cachedStatement(sql: "DELETE FROM image WHERE key = ?")
                 for key in stale { try statement.execute(arguments: [key]) }
@@ -453,7 +373,9 @@ struct StateDatabase: Sendable {
     func allImages() throws(StoreError) -> [StoredImage] {
         do {
             return try queue.inDatabase { db in
-                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image ORDER BY key").compactMap { Self.decode($0) }
+                try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM image ORDER BY key").compactMap {
+                    StoredImage(row: $0, known: nil)
+                }
             }
         } catch {
             throw failure("read", error)
