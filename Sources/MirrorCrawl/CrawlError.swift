@@ -1,41 +1,22 @@
 import MirrorCore
 
+/// The crawl's stage of `StageError`.
+package enum CrawlStage: ErrorStage {}
+
 /// The source could not be crawled: the start page could not be fetched or read. The run stops
 /// and the mirror is left as it was (exit 3).
-package struct CrawlError: Error, Sendable, CustomStringConvertible {
-    /// The kind of a crawl failure (a struct over a code, as `StoreError.Code`).
-    package struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String {
-            case startFailed = "start-failed", startUnreadable = "start-unreadable", internalError = "internal"
-        }
+package typealias CrawlError = StageError<CrawlStage>
 
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+extension StageError.Code where Stage == CrawlStage {
+    /// The start page could not be fetched (its `FetchFailure` reason is in the message).
+    static var startFailed: Self { Self("start-failed") }
+    /// The start document was fetched but is not a page, feed or listing.
+    static var startUnreadable: Self { Self("start-unreadable") }
+    /// The crawl itself went wrong (a bug, not the source): the message says what.
+    package static var internalError: Self { Self("internal") }
+}
 
-        /// The start page could not be fetched (its `FetchFailure` reason is in the message).
-        static let startFailed = Code(.startFailed)
-        /// The start document was fetched but is not a page, feed or listing.
-        static let startUnreadable = Code(.startUnreadable)
-        /// The crawl itself went wrong (a bug, not the source): the message says what.
-        package static let internalError = Code(.internalError)
-
-        /// The kebab-case name of the code.
-        package var description: String { base.rawValue }
-    }
-
-    /// What kind of failure it is.
-    let code: Code
-    /// One line: what happened, to which URL, and what to try.
-    package let message: String
-
-    /// An error of `code` with this one-line `message`.
-    package init(_ code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    package var description: String { message }
-
+extension StageError where Stage == CrawlStage {
     /// The start page `source` could not be fetched: the failure, that nothing changed, and the
     /// fix its reason suggests. Certificate, TLS and proxy failures carry their own fix in their
     /// detail (`HTTPSession.failure`), so they get no second one.
@@ -43,7 +24,7 @@ package struct CrawlError: Error, Sendable, CustomStringConvertible {
         let advice = Self.advice(for: failure).map { " (\($0))" } ?? ""
         return CrawlError(
             .startFailed,
-            message: "cannot crawl \(source): \(failure.detail) (\(failure.reason)); the mirror was left as it was\(advice)")
+            "cannot crawl \(source): \(failure.detail) (\(failure.reason)); the mirror was left as it was\(advice)")
     }
 
     /// The start document was fetched but cannot be read as a page, feed or listing;
@@ -51,8 +32,7 @@ package struct CrawlError: Error, Sendable, CustomStringConvertible {
     static func startUnreadable(_ problem: String) -> CrawlError {
         CrawlError(
             .startUnreadable,
-            message:
-                "\(problem); the mirror was left as it was (check that the URL is the gallery's start page, feed or JSON listing)"
+            "\(problem); the mirror was left as it was (check that the URL is the gallery's start page, feed or JSON listing)"
         )
     }
 

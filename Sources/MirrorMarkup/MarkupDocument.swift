@@ -1,42 +1,22 @@
 import CLibXML
+import MirrorCore
 
-/// Why a document could not be parsed: what kind of failure (`code`) and one line saying it.
-public struct MarkupError: Error, Sendable, CustomStringConvertible {
-    /// The kind of a parse failure (a struct over a code, as `StoreError.Code`, so codes can be
-    /// added without breaking a caller's `switch`).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String {
-            case resources, notADocument = "not-a-document", notAFeed = "not-a-feed"
-        }
+/// The markup readers' stage of `StageError`.
+public enum MarkupStage: ErrorStage {}
 
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+/// Why a document could not be parsed: what kind of failure (`code`) and one line saying it
+/// (libxml2's own message when it gave one).
+public typealias MarkupError = StageError<MarkupStage>
 
-        /// libxml2 could not allocate its parser.
-        public static let resources = Code(.resources)
-        /// The bytes are not a document of the kind read: empty, no root element, not XML, not
-        /// parseable as HTML.
-        public static let notADocument = Code(.notADocument)
-        /// A well-formed document whose root is not RSS, Atom or a sitemap, where a feed was
-        /// expected.
-        public static let notAFeed = Code(.notAFeed)
-
-        /// The kebab-case name of the code.
-        public var description: String { base.rawValue }
-    }
-
-    /// What kind of failure it is.
-    public let code: Code
-    /// What went wrong, in one line (libxml2's own message when it gave one).
-    public let message: String
-
-    /// An error of `code` with this one-line `message`.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
+extension StageError.Code where Stage == MarkupStage {
+    /// libxml2 could not allocate its parser.
+    public static var resources: Self { Self("resources") }
+    /// The bytes are not a document of the kind read: empty, no root element, not XML, not
+    /// parseable as HTML.
+    public static var notADocument: Self { Self("not-a-document") }
+    /// A well-formed document whose root is not RSS, Atom or a sitemap, where a feed was
+    /// expected.
+    public static var notAFeed: Self { Self("not-a-feed") }
 }
 
 /// A parsed libxml2 HTML tree, for the small HTML a feed item's description carries (pages are

@@ -170,14 +170,14 @@ struct Collector {
             group.addTask {
                 defer { batches.finish() }
                 guard let start = start.take() else {
-                    return .crawl(.failure(CrawlError(.internalError, message: "the start page was read twice")))
+                    return .crawl(.failure(CrawlError(.internalError, "the start page was read twice")))
                 }
                 do {
                     return .crawl(.success(try await crawler.crawl(start: start, into: batches, guesses: guesses)))
                 } catch let error as CrawlError {
                     return .crawl(.failure(error))
                 } catch {
-                    return .crawl(.failure(CrawlError(.internalError, message: "\(error)")))
+                    return .crawl(.failure(CrawlError(.internalError, "\(error)")))
                 }
             }
             forwardCounters(into: &group)
