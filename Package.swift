@@ -28,48 +28,77 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
-        // libxml2 through pkg-config; only Sources/CatalogMirror/Markup imports it.
+        // libxml2 through pkg-config; only MirrorMarkup imports it.
         .systemLibrary(
             name: "CLibXML",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
-        // libidn2 through pkg-config, for non-ASCII host names; only Sources/CatalogMirror/Keys imports it.
+        // libidn2 through pkg-config, for non-ASCII host names; only MirrorCore/Keys imports it.
         .systemLibrary(
             name: "CIDN2",
             pkgConfig: "libidn2",
             providers: [.apt(["libidn2-dev"]), .brew(["libidn2"])]
         ),
         // Brotli's decoder (Content-Encoding: br, which async-http-client does not decode);
-        // only Sources/CatalogMirror/Fetch/BrotliDecoder.swift imports it.
+        // only MirrorFetch/BrotliDecoder.swift imports it.
         .systemLibrary(
             name: "CBrotli",
             pkgConfig: "libbrotlidec",
             providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]
         ),
         // libexif, for a photo's EXIF block (date taken, camera, exposure, GPS); only
-        // Sources/CatalogMirror/Embedded/EXIFBlock.swift imports it.
+        // MirrorEmbedded/EXIFBlock.swift imports it.
         .systemLibrary(
             name: "CLibEXIF",
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"]), .brew(["libexif"])]
         ),
         // libiptcdata, for a photo's IPTC-IIM records (title, caption, keywords...) in its
-        // Photoshop block; only Sources/CatalogMirror/Embedded/IPTCBlock.swift imports it.
+        // Photoshop block; only MirrorEmbedded/IPTCBlock.swift imports it.
         .systemLibrary(
             name: "CIPTCData",
             pkgConfig: "libiptcdata",
             providers: [.apt(["libiptcdata0-dev"]), .brew(["libiptcdata"])]
         ),
-        // The engine: crawl → validate → fetch → store → publish. Never imports ArgumentParser.
+        // The stages, bottom up: each module imports only those listed below it, so the
+        // compiler keeps the data flowing one way (ARCHITECTURE.md draws the graph). Between
+        // modules, API is `package`; `public` is what a user of the library calls.
+        //
+        // The values every stage shares: keys (the URL parser, `CanonicalURL`), requests and
+        // validators, downloaded files and image formats, stored images, the manifest and its
+        // items, rejection reasons and verdicts, timestamps, errors, the progress board, and
+        // small support (files, JSON, blocking work).
         .target(
-            name: "CatalogMirror",
+            name: "MirrorCore",
             dependencies: [
-                "CLibXML",
                 "CIDN2",
-                "CBrotli",
-                "CLibEXIF",
-                "CIPTCData",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Reading documents: HTML pages, feeds, JSON listings, scripts, srcset, XMP packets.
+        .target(name: "MirrorMarkup", dependencies: ["MirrorCore", "CLibXML"]),
+        // What an image file says about itself: EXIF, IPTC, XMP.
+        .target(name: "MirrorEmbedded", dependencies: ["MirrorCore", "MirrorMarkup", "CLibEXIF", "CIPTCData"]),
+        // The mirror on disk: the index (SQLite through GRDB), file names, staging, publishing.
+        .target(
+            name: "MirrorStore",
+            dependencies: [
+                "MirrorCore", "MirrorEmbedded",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The validator chain and robots.txt.
+        .target(name: "MirrorValidate", dependencies: ["MirrorCore"]),
+        // HTTP: the session, the pipelined client, image sources, and the cached loader in
+        // front of the store.
+        .target(
+            name: "MirrorFetch",
+            dependencies: [
+                "MirrorCore", "MirrorEmbedded", "MirrorStore", "CBrotli",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -78,10 +107,42 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        // The crawl: pages, feeds, listings and sitemaps into image keys.
+        .target(
+            name: "MirrorCrawl",
+            dependencies: [
+                "MirrorCore", "MirrorMarkup", "MirrorValidate", "MirrorFetch",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
-                // The store's index and journal (Sources/CatalogMirror/Store/StateDatabase.swift).
-                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The run's domain: the catalog of keys, photos and albums, and the publish plan.
+        .target(name: "MirrorCatalog", dependencies: ["MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorCrawl"]),
+        // The generated site: pages, feed, search index, from the manifest.
+        .target(
+            name: "MirrorPublish",
+            dependencies: [
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // What a run tells its operator: the report, its changes, its metrics.
+        .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore", "MirrorPublish"]),
+        // The library a user calls: settings, configuration, and the engine that runs the
+        // stages (crawl → validate → fetch → store → publish). Never imports ArgumentParser.
+        .target(
+            name: "CatalogMirror",
+            dependencies: [
+                "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
+                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The bundled sample gallery (a real Hummingbird server), used by `demo` and by tests.
@@ -119,7 +180,11 @@ let package = Package(
         .testTarget(
             name: "CatalogMirrorTests",
             dependencies: [
-                "CatalogMirror", "SampleGallery", .product(name: "Crypto", package: "swift-crypto"),
+                "CatalogMirror", "SampleGallery",
+                // Each suite imports, @testable, the stage module that holds what it tests.
+                "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
+                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                .product(name: "Crypto", package: "swift-crypto"),
                 // SiteTemplateTests: the page template renders as swift-mustache renders its text.
                 .product(name: "Mustache", package: "swift-mustache"),
                 // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
@@ -134,6 +199,7 @@ let package = Package(
             dependencies: [
                 "CatalogMirror",
                 "SampleGallery",
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPublish", "MirrorOperate",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates Sources/CatalogMirror/Publish/DefaultSiteTemplate.swift from site-template/.
+"""Regenerates Sources/MirrorPublish/DefaultSiteTemplate.swift from site-template/.
 
 The installed binary must render pages without the source tree (SwiftPM resources live next to
 the build products and are lost when the binary is copied), so the default template is compiled
@@ -11,7 +11,7 @@ import pathlib
 
 root = pathlib.Path(__file__).resolve().parent.parent
 template_dir = root / "site-template"
-out = root / "Sources/CatalogMirror/Publish/DefaultSiteTemplate.swift"
+out = root / "Sources/MirrorPublish/DefaultSiteTemplate.swift"
 
 def swift_literal(text: str) -> str:
     hashes = "#"

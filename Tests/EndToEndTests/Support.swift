@@ -6,6 +6,8 @@ import NIOCore
 import Synchronization
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
 @testable import SampleGallery
 
 /// A fresh directory under the system temporary directory.

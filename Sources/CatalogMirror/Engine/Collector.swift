@@ -1,5 +1,11 @@
 import Foundation
 import Logging
+import MirrorCatalog
+import MirrorCore
+import MirrorCrawl
+import MirrorFetch
+import MirrorStore
+import MirrorValidate
 
 /// The first half of a run: crawls, validates every key the crawl finds, and loads the accepted
 /// ones, keeping at most `window` loads in flight so downloads start while the crawl goes on.
@@ -164,14 +170,14 @@ struct Collector {
             group.addTask {
                 defer { batches.finish() }
                 guard let start = start.take() else {
-                    return .crawl(.failure(CrawlError(.internalError, message: "the start page was read twice")))
+                    return .crawl(.failure(CrawlError(.internalError, "the start page was read twice")))
                 }
                 do {
                     return .crawl(.success(try await crawler.crawl(start: start, into: batches, guesses: guesses)))
                 } catch let error as CrawlError {
                     return .crawl(.failure(error))
                 } catch {
-                    return .crawl(.failure(CrawlError(.internalError, message: "\(error)")))
+                    return .crawl(.failure(CrawlError(.internalError, "\(error)")))
                 }
             }
             forwardCounters(into: &group)

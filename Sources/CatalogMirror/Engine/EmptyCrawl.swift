@@ -1,3 +1,7 @@
+import MirrorCatalog
+import MirrorCore
+import MirrorCrawl
+
 /// The one line a run that found nothing to publish ends with (exit 3): what it read, what it
 /// saw but could not use, and the likely fix.
 struct EmptyCrawl {

@@ -1,5 +1,10 @@
 import Foundation
 import Logging
+import MirrorCore
+import MirrorCrawl
+import MirrorFetch
+import MirrorPublish
+import MirrorValidate
 
 /// Everything one sync needs, as a value: built by the CLI from the merged settings
 /// (`init(settings:output:environment:)`, beside `MirrorSettings`' fields), or by tests directly.
@@ -23,7 +28,7 @@ public struct MirrorConfiguration: Sendable {
     /// nothing. Default: false.
     public var dryRun: Bool = false
     /// `--metrics FILE`: where the caller writes the run's metrics when it ends
-    /// (``RunMetrics``); the engine itself never reads it. Default: nil (none).
+    /// (`RunMetrics`); the engine itself never reads it. Default: nil (none).
     public var metricsFile: URL?
     /// Where the stages say what they decided (`info`: pages read, keys and their verdicts,
     /// each fetch's outcome) and what they sent (`debug`: every request with its status and
@@ -32,7 +37,7 @@ public struct MirrorConfiguration: Sendable {
 
     /// A logger that drops every event: the default, so the library writes nothing anywhere
     /// unless its user passes a logger of their own.
-    public static let silentLogger = Logger(label: "catalog-mirror") { _ in SwiftLogNoOpLogHandler() }
+    public static let silentLogger = Logger.silent
 
     /// A configuration for mirroring `source` into `output` (default `./mirror`), every stage
     /// at its defaults unless given, the system clock, and no logging.
@@ -50,26 +55,5 @@ public struct MirrorConfiguration: Sendable {
         self.publish = publish
         self.now = now
         self.logger = logger
-    }
-}
-
-/// Settings of the generated site.
-public struct PublishConfiguration: Sendable {
-    /// Images per generated page. Default: 60.
-    public var itemsPerPage: Int = 60
-    /// `--template DIR`: a template directory to use instead of the built-in one. Default: nil.
-    public var templateDirectory: URL?
-    /// `--max-delete`: items of the previous manifest one run may delete. Default: 50 %.
-    public var maxDelete: DeleteLimit = .default
-    /// `--strip-location`: no photo's GPS position in the manifest, the site, its search index
-    /// or the store's index. Default: false (positions kept).
-    public var stripLocation = false
-
-    /// Site settings: `itemsPerPage` (default 60), `templateDirectory` (default nil: built in),
-    /// `maxDelete` (default 50 %).
-    public init(itemsPerPage: Int = 60, templateDirectory: URL? = nil, maxDelete: DeleteLimit = .default) {
-        self.itemsPerPage = itemsPerPage
-        self.templateDirectory = templateDirectory
-        self.maxDelete = maxDelete
     }
 }

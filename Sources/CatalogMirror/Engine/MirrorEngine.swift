@@ -1,6 +1,14 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MirrorCatalog
+import MirrorCore
+import MirrorCrawl
+import MirrorFetch
+import MirrorOperate
+import MirrorPublish
+import MirrorStore
+import MirrorValidate
 import Synchronization
 
 /// Runs one sync: crawl → validate → fetch → store → publish.

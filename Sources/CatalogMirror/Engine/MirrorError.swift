@@ -1,3 +1,5 @@
+import MirrorPublish
+
 /// What stops a run before it finishes, with the exit status docs/reference.md gives it.
 ///
 /// A struct over a private code, in async-http-client's `HTTPClientError` style: kinds can be

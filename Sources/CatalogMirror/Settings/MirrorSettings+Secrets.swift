@@ -1,4 +1,5 @@
 import Foundation
+import MirrorFetch
 
 /// What of the settings may be saved under DIR, which a web server may serve, and what the
 /// user is warned about on every run.

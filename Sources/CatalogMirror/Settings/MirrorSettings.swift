@@ -1,4 +1,8 @@
 import Foundation
+import MirrorCore
+import MirrorCrawl
+import MirrorFetch
+import MirrorPublish
 
 /// The settings a mirror was made with: the one declaration of every persisted `sync` option,
 /// saved as `DIR/.catalog-mirror/settings.json` after each sync that exits 0 or 1, so the cron

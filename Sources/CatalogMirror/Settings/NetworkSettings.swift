@@ -1,4 +1,5 @@
 import Foundation
+import MirrorFetch
 
 /// The parts of `MirrorConfiguration.init(settings:output:environment:)` that read files and
 /// the environment: proxy routes, and the headers, cookies and login sent to the source.

@@ -1,4 +1,7 @@
 import Foundation
+import MirrorCore
+import MirrorPublish
+import MirrorStore
 
 /// Reads and writes `DIR/.catalog-mirror/settings.json`: the encoded `MirrorSettings`, keys sorted,
 /// without secrets (`MirrorSettings.withoutSecrets`).

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCatalog
+@testable import MirrorCore
+@testable import MirrorCrawl
+@testable import MirrorMarkup
 
 @Suite("Catalog entries")
 struct CatalogEntryTests {

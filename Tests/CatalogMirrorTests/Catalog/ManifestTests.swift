@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 
 @Suite("The manifest and its items")
 struct ManifestTests {

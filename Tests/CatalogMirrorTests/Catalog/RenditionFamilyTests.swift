@@ -1,6 +1,8 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCatalog
+@testable import MirrorCore
 
 @Suite("A CMS's resized copies and their originals")
 struct RenditionFamilyTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCatalog
 
 @Suite("The site's name")
 struct SiteNameTests {

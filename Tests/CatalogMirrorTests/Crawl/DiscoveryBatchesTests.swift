@@ -1,6 +1,8 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorCrawl
 
 @Suite("Discoveries handed to the engine in batches")
 struct DiscoveryBatchesTests {

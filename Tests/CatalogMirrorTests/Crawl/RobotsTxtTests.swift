@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorValidate
 
 @Suite("robots.txt")
 struct RobotsTxtTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorEmbedded
+@testable import MirrorStore
 
 /// What a photo says about itself, read from photos whose metadata exiftool wrote
 /// (`Fixtures/photos/make_photos.py`): EXIF through libexif, IPTC through libiptcdata, XMP

@@ -3,6 +3,10 @@ import NIOCore
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorCrawl
+@testable import MirrorFetch
+@testable import MirrorStore
 
 /// The errors that stop a run: the documented exit statuses, and messages of one line that name the
 /// input and say what to do.

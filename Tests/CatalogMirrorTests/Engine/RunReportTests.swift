@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
 
 @Suite("The run report (--report)")
 struct RunReportTests {
@@ -34,8 +36,8 @@ struct RunReportTests {
     @Test("changes are written an entry at a time, byte for byte as one JSONEncoder pass", arguments: [0, 1, 2, 700, 3000])
     func streamed(count: Int) throws {
         let items = Self.table(count)
-        let added = (0..<count).filter { $0 % 4 != 1 }.map { RunChanges.Change(key: items.key(at: $0), item: Int32($0)) }
-        let replaced = (0..<count).filter { $0 % 4 == 1 }.map { RunChanges.Change(key: items.key(at: $0), item: Int32($0)) }
+        let added = (0..<count).filter { $0 % 4 != 1 }.map { ItemTable.Change(key: items.key(at: $0), item: Int32($0)) }
+        let replaced = (0..<count).filter { $0 % 4 == 1 }.map { ItemTable.Change(key: items.key(at: $0), item: Int32($0)) }
         let removed = (0..<min(count, 5)).map { RunChanges.Entry(key: "http://h/gone/\($0)", path: "images/gone-\($0).png") }
         let changes = RunChanges(items: items, added: added, replaced: replaced, removed: removed)
         let report = Self.report(changes: changes)

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 @testable import SampleGallery
 
 @Suite("Content checks")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 @testable import SampleGallery
 
 /// Issue 26: the pixel size of every stored image, read from its header (the grid's `width` and

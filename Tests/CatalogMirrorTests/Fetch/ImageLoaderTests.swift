@@ -3,6 +3,9 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// An image source that counts its calls, signals when one starts, and waits on a latch before

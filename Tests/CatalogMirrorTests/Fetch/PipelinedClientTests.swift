@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
 
 /// A raw HTTP/1.1 server on 127.0.0.1 that answers in batches: it answers the first request of
 /// a connection at once (so the client learns it is keep-alive), then holds the next ones until

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorFetch
 
 @Suite("Request pacing")
 struct PolitenessTests {

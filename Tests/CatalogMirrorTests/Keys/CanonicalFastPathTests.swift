@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 
 /// The fast path for references that are canonical already (`CanonicalURL+FastPath.swift`) must
 /// give the key the full WHATWG parser gives, part by part, for every input it accepts.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 
 /// Keys made from document URLs as the URL Standard's basic URL parser reads them, then
 /// normalized by RFC 3986 6.2.2 (docs/reference.md, "Keys"). The cases follow the

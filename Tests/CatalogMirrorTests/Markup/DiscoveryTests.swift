@@ -1,6 +1,9 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCrawl
+@testable import MirrorMarkup
+@testable import MirrorValidate
 
 @Suite("Discovery beyond img and enclosures")
 struct DiscoveryTests {

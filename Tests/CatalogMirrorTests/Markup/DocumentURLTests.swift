@@ -1,6 +1,9 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorCrawl
+@testable import MirrorMarkup
 
 /// URLs read out of pages and feeds as browsers read them: the value libxml2 gives for an
 /// attribute goes to the URL Standard's basic URL parser untouched, so a tab, LF or CR inside it

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
 
 /// One feed of the corpus (Tests/CatalogMirrorTests/Fixtures/feeds) and what reading it gives.
 struct FeedCase: CustomTestStringConvertible, Sendable {

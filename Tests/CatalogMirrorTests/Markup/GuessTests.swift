@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
 
 /// Which references a document shows as images and which it only suggests (`isGuess`), and
 /// what an API's JSON gives (SPEC "Shown and guessed").

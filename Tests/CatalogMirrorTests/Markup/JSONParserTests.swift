@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
 
 @Suite("JSON parser")
 struct JSONParserTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorCrawl
+@testable import MirrorMarkup
 
 @Suite("HTML extraction with libxml2")
 struct HTMLScannerTests {

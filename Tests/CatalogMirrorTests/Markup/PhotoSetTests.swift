@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
 
 @Suite("The photos of one record")
 struct PhotoSetTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorFetch
+@testable import MirrorMarkup
+@testable import MirrorPublish
 
 @Suite("Photos: renditions read from pages")
 struct PhotoTests {

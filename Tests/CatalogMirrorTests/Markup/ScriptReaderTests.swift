@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
 
 @Suite("JavaScript tokens and literals")
 struct JavaScriptTokenizerTests {

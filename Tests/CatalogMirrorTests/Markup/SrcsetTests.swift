@@ -1,6 +1,10 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorCrawl
+@testable import MirrorMarkup
+@testable import MirrorValidate
 
 /// `srcset` as the HTML Standard's "parse a srcset attribute" reads it. Each expected candidate
 /// is written `URL [Nw] [Nx] [Nh]`; a candidate without descriptors is 1x, as the Standard says.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorOperate
+@testable import MirrorPublish
 
 @Suite("Metrics of a run (--metrics)")
 struct RunMetricsTests {

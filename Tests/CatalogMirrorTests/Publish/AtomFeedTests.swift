@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorMarkup
+@testable import MirrorPublish
+@testable import MirrorStore
 
 @Suite("feed.atom")
 struct AtomFeedTests {

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCatalog
+@testable import MirrorCore
+@testable import MirrorPublish
+@testable import MirrorStore
 
 /// Issue 26: what the generated site shows of each photo (sizes, `srcset`, caption, real
 /// metadata), albums shown by their covers, and the search index.

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorPublish
+@testable import MirrorStore
 
 @Suite("Site, manifest and settings")
 struct PublishTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorPublish
+@testable import MirrorStore
 
 /// What a page template sees (`--template DIR`): every name of the context, its value as
 /// rendered escaped and raw, as a section and inverted, looked up from a card or an album entry

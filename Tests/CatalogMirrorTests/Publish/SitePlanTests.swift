@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorPublish
+@testable import MirrorStore
 
 @Suite("The site plan")
 struct SitePlanTests {

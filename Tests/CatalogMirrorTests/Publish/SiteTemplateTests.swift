@@ -3,6 +3,7 @@ import Mustache
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorPublish
 
 /// The page template renders as swift-mustache renders its text as written: the escaping's
 /// pragma line put before it (`PageEscaping`) changes no byte of any template's output.

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCrawl
+@testable import MirrorFetch
+@testable import MirrorStore
 
 @Suite("Saved settings")
 struct SettingsTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// Issue 29: a confirmation that changes nothing but `lastChecked` (a 304 with the same

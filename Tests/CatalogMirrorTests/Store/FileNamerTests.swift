@@ -1,6 +1,8 @@
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 
 @Suite("File names for hostile keys")
 struct FileNamerTests {

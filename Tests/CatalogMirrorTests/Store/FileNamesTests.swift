@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 
 /// The store's naming part on its own (`FileNames` over a `RowIndex` on a real state database):
 /// two keys' names differ only by a hash collision, which a sync cannot be made to meet, so the

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// `Leftovers.discard(in:)`, what `catalog-mirror clean` runs: the downloads a stopped run kept

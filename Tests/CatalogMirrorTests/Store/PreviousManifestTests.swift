@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 
 @Suite("The previous manifest, read a member at a time")
 struct PreviousManifestTests {

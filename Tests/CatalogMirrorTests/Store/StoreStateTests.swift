@@ -3,6 +3,12 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCatalog
+@testable import MirrorCore
+@testable import MirrorFetch
+@testable import MirrorMarkup
+@testable import MirrorPublish
+@testable import MirrorStore
 @testable import SampleGallery
 
 @Suite("The store's state")

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// Issue 26: an image's size is kept with its row, so a 304 keeps it, and a row stored before

@@ -2,6 +2,8 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorValidate
 
 @Suite("Validator chain")
 struct ValidationTests {

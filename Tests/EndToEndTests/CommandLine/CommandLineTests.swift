@@ -4,6 +4,9 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// Runs the built `catalog-mirror` binary, as a user or cron would.

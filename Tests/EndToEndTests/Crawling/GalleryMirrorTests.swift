@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorPublish
+@testable import MirrorStore
 @testable import SampleGallery
 
 @Suite("Mirroring a real gallery server")

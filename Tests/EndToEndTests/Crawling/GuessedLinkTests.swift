@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 @testable import SampleGallery
 
 /// A URL a page only suggests is an image (a link's target, a `data-*` value, a script's string)

@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
 
 /// Request arrival times and concurrency, recorded by a test server.
 final class Timeline: Sendable {

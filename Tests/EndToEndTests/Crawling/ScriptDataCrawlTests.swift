@@ -2,6 +2,8 @@ import CatalogMirror
 import Foundation
 import Testing
 
+@testable import MirrorCore
+
 /// Issue 10, item 3: image URLs in inline scripts, in the script files a page loads and in the
 /// JSON documents they name or the page links, mirrored from the page alone, through the same
 /// gate and cache as pages.

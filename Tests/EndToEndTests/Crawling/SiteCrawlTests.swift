@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
 
 @Suite("Crawling a whole site")
 struct SiteCrawlTests {

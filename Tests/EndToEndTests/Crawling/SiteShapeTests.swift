@@ -3,6 +3,7 @@ import Hummingbird
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 @testable import SampleGallery
 
 /// How the shapes CMS sites take are read: one listing under several URLs, furniture on every

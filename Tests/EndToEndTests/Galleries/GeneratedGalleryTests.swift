@@ -4,6 +4,7 @@ import NIOCore
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorMarkup
 
 /// Issue 10: galleries as popular static gallery generators write them (sigal with three themes,
 /// llgal, lazygal, fgallery) and hand-written ones of other common markup kinds, served as static

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorFetch
 @testable import SampleGallery
 
 /// A TCP server on 127.0.0.1 that accepts every connection and closes it at once, without a

@@ -5,6 +5,8 @@ import NIOCore
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
 @testable import SampleGallery
 
 /// HTTPS against a real TLS server on 127.0.0.1 with certificates made in the test.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
 @testable import SampleGallery
 
 /// Proxies: `--proxy`, the environment as curl reads it, `no_proxy`, and proxy credentials,

@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
 
 @Suite("Fetching from servers that misbehave")
 struct ServerBehaviourTests {

@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
 @testable import SampleGallery
 
 /// Answers 401 to every request whose `header` is not `value` (so a gallery needs a cookie or a

@@ -5,6 +5,9 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorFetch
+@testable import MirrorOperate
 
 /// A brotli stream of `bytes` in uncompressed meta-blocks (RFC 7932 section 9.2): valid brotli
 /// that any decoder reads, made without an encoder.

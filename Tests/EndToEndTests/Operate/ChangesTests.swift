@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
 @testable import SampleGallery
 
 @Suite("Operating it: the report's changes")

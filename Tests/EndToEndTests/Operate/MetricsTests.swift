@@ -3,6 +3,9 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
+@testable import MirrorStore
 @testable import SampleGallery
 
 @Suite("Operating it: --metrics")

@@ -3,6 +3,8 @@ import Hummingbird
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// A disk that fills up, everywhere it can during a sync: the downloads of a first run and of

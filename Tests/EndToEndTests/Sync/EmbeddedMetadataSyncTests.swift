@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
 
 /// What photos say about themselves, through whole syncs of the built binary: real photographs
 /// (Debian's MATE wallpapers, with their cameras' EXIF) and one whose IPTC title, caption,

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorOperate
 @testable import SampleGallery
 
 /// Faults as an operator meets them, each run with the built binary as cron runs it: the mirror

@@ -4,6 +4,9 @@ import Synchronization
 import Testing
 
 @testable import CatalogMirror
+@testable import MirrorCore
+@testable import MirrorPublish
+@testable import MirrorStore
 @testable import SampleGallery
 
 /// Changes the fixture catalog between runs: image 3 gets new bytes, image 5 goes away, and

@@ -1,0 +1,99 @@
+import MirrorCore
+import NIOCore
+
+extension HTTPSession {
+    /// Whether `success`'s `Content-Type` says HTML.
+    static func isPage(_ success: Success) -> Bool {
+        let (mediaType, _) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
+        return mediaType.map(FetchedDocument.htmlTypes.contains) ?? false
+    }
+
+    /// The body of `success` as a page when its `Content-Type` says HTML, read whole (at most
+    /// `maxDocumentBytes`); nil for any other type. A guessed image URL that answers with a
+    /// page (a photo's own page: `/wiki/File:X.jpg`, an attachment page) is read this way,
+    /// within the request that asked for an image, so it costs no second request.
+    func page(_ success: Success) async throws(BodyError) -> FetchedDocument? {
+        let (mediaType, charset) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
+        guard let mediaType, FetchedDocument.htmlTypes.contains(mediaType) else { return nil }
+        let limit = configuration.maxDocumentBytes
+        try Self.refuseDeclaredLength(of: success, over: limit)
+        var bytes: [UInt8] = []
+        do {
+            for try await buffer in success.body {
+                guard bytes.count + buffer.readableBytes <= limit else {
+                    throw BodyError.fatal(FetchFailure(.tooLarge, "\(success.url) is larger than \(limit) bytes"))
+                }
+                bytes += buffer.readableBytesView
+            }
+        } catch let error as BodyError {
+            throw error
+        } catch {
+            throw .interrupted(Self.classify(error, url: success.url))
+        }
+        return FetchedDocument(url: success.url, mediaType: mediaType, charset: charset, bytes: bytes)
+    }
+
+    /// GETs `url` as a page (a guessed image URL whose HEAD said HTML): its body when it is one.
+    func page(at url: CanonicalURL, gate: @escaping RequestGate) async -> Result<Download, FetchFailure> {
+        do {
+            return .success(
+                try await get(
+                    url, headers: [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")],
+                    deadline: configuration.documentDeadline, gate: gate
+                ) { (success: Success) async throws(BodyError) -> Download in
+                    guard let page = try await page(success) else {
+                        throw .fatal(FetchFailure(.notAnImage, "\(url) is no longer an HTML page"))
+                    }
+                    return .page(page)
+                })
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Asks for `request.key` with HEAD: what a guessed image URL is, without its body, when
+    /// downloads wait for the end of the crawl (`ImageRequest.probesFirst`). A page is then read
+    /// with a GET; an image is `.probed` (its body is asked for only if it is to be kept);
+    /// anything else is not an image. Nil when HEAD gets an error status (a server that does
+    /// not route HEAD): the caller GETs it as usual.
+    func probe(_ request: ImageRequest, gate: @escaping RequestGate) async -> Result<Download, FetchFailure>? {
+        enum Probe: Sendable {
+            case image, page
+        }
+        let probe: Probe
+        do {
+            probe = try await get(
+                request.key, method: .HEAD, headers: [("Accept", "image/*,text/html;q=0.9,*/*;q=0.5")],
+                deadline: configuration.documentDeadline, gate: gate
+            ) { (success: Success) async throws(BodyError) -> Probe in
+                if Self.isPage(success) { return .page }
+                let (mediaType, _) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
+                guard let mediaType, !mediaType.hasPrefix("image/"), mediaType != "application/octet-stream" else {
+                    return .image
+                }
+                throw .fatal(FetchFailure(.notAnImage, "\(request.key) is \(mediaType), not an image"))
+            }
+        } catch {
+            // Many servers route HEAD as they route GET; some refuse it (405, 501) or do not
+            // know it (404 from a router that matches GET only): the GET says what is there.
+            if error.reason.rawValue.hasPrefix("http-") { return nil }
+            return .failure(error)
+        }
+        switch probe {
+        case .image: return .success(.probed)
+        case .page: return await page(at: request.key, gate: gate)
+        }
+    }
+}
+
+extension HTTPSession {
+    /// Refuses a response whose `Content-Length` already says it is larger than `limit`, at its
+    /// headers: a 2 GB "page" costs no more than its headers, however slowly it would arrive.
+    /// (A compressed body is at most a few bytes longer than what it inflates to.)
+    package static func refuseDeclaredLength(of success: Success, over limit: Int) throws(BodyError) {
+        guard let declared = success.response.headers.first(name: "content-length").flatMap({ Int64($0.trimmingSpaces) }),
+            declared > Int64(limit)
+        else { return }
+        throw .fatal(FetchFailure(.tooLarge, "\(success.url) declares \(declared) bytes, more than \(limit)"))
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import MirrorCore
+import MirrorStore
+
+/// Loads images for the mirror: memory cache → disk (the store) → download.
+///
+/// Concurrent requests for one key share one load: the entry is recorded as in progress before
+/// the first suspension point, so a second caller finds it and waits for the first caller's
+/// result; the server never sees duplicate requests. The load runs in the first caller's task
+/// (the engine's worker), not in a task of its own: one task per image, not two. The memory
+/// cache holds outcomes (small records, never image bytes) and is bounded: the oldest completed
+/// entries are evicted first.
+///
+/// A memory hit is a request answered here without the disk or the network: joined to a load
+/// under way, or answered with a completed outcome. In a sync, the validator chain decides that
+/// a repeated sighting of a key is a `.duplicate`; the engine then asks `answerFromMemory(_:loading:)`,
+/// which is where the run's memory hits come from.
+public actor ImageLoader {
+    /// How a load ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The image is in the store (published, or staged for this run's publish step).
+        case stored(StoredImage, from: Provenance)
+        /// The key could not be mirrored, for this reason.
+        case failed(FetchFailure)
+        /// The store itself failed (disk full, permissions): the run must stop.
+        case storeFailed(String)
+        /// A dry run found the key new or changed (nothing was downloaded).
+        case probed
+        /// A guessed key answered with an HTML page (`Download.page`): a page, not an image.
+        /// Memory keeps only that the key is not an image, never the page's bytes.
+        case page(FetchedDocument)
+    }
+
+    /// Where a stored outcome came from.
+    public enum Provenance: String, Sendable, Equatable {
+        /// The stored copy, confirmed current (304, or identical bytes).
+        case disk
+        /// New bytes downloaded.
+        case network
+    }
+
+    private enum Entry {
+        /// Loading in the first caller's task; the callers that joined wait here.
+        case inProgress(waiting: [CheckedContinuation<Outcome, Never>])
+        case completed(Outcome)
+    }
+
+    /// Running count of memory hits (a request answered from, or joined to, an entry here),
+    /// published at most every 50 ms and when the stream ends.
+    public nonisolated let memoryHits: AsyncStream<Int>
+    /// Running totals of completed downloads, published at most every 50 ms and when the
+    /// stream ends.
+    public nonisolated let downloads: AsyncStream<DownloadTotals>
+    private nonisolated let memoryHitsContinuation: AsyncStream<Int>.Continuation
+    private var memoryHitCount = CountStream()
+    private nonisolated let downloadsContinuation: AsyncStream<DownloadTotals>.Continuation
+    private var downloadTotals = CountStream(DownloadTotals())
+
+    /// How many downloads completed (new bytes checked and stored), and their bytes.
+    public struct DownloadTotals: Sendable, Equatable {
+        /// Downloads completed.
+        public var count = 0
+        /// Their bytes.
+        public var bytes: Int64 = 0
+    }
+
+    private let storage: DiskStorage
+    private let source: any ImageSource
+    private let capacity: Int
+    private let now: @Sendable () -> Date
+    /// Loads under way (coalescing: a second request for a key joins the first) and the latest
+    /// outcomes (a memory hit), bounded by `capacity`. Not a record of the keys this run has
+    /// seen: that is `DuplicateRule`'s, and the engine asks for each key once.
+    private var entries: [CanonicalURL: Entry] = [:]
+    /// Completed keys, oldest first, for eviction; `evictionHead` skips the consumed prefix.
+    private var completionOrder: [CanonicalURL] = []
+    private var evictionHead = 0
+
+    /// A loader with an empty memory in front of `storage`, downloading from `source`.
+    ///
+    /// - Parameters:
+    ///   - storage: the mirror's store: stored copies are revalidated, new bytes staged there.
+    ///   - source: where images come from (HTTP, or a probe for a dry run).
+    ///   - capacity: completed outcomes kept in memory. Default: 512 (the engine loads each key once;
+    ///     the cache serves repeated loads close together, and each entry costs memory per key).
+    ///   - now: the clock for `firstSeen`/`lastChecked`. Default: the system clock.
+    public init(
+        storage: DiskStorage, source: any ImageSource, capacity: Int = 512,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        self.source = source
+        self.capacity = max(1, capacity)
+        self.now = now
+        memoryHits = memoryHitCount.stream
+        memoryHitsContinuation = memoryHitCount.continuation
+        downloads = downloadTotals.stream
+        downloadsContinuation = downloadTotals.continuation
+    }
+
+    deinit {
+        memoryHitsContinuation.finish()
+        downloadsContinuation.finish()
+    }
+
+    /// Loads `request.key`, joining a load already under way for it.
+    ///
+    /// The first caller does the work in its own task; cancelling it ends the load (the joined
+    /// callers get the same, cancelled, outcome).
+    public func load(_ request: ImageRequest) async -> Outcome {
+        if let entry = entries[request.key] {
+            countMemoryHit()
+            switch entry {
+            case .completed(let outcome):
+                return outcome
+            case .inProgress:
+                return await withCheckedContinuation { continuation in
+                    // Still in progress: nothing ran between the lookup above and this closure.
+                    if case .inProgress(let waiting) = entries[request.key] {
+                        entries[request.key] = .inProgress(waiting: waiting + [continuation])
+                    } else if case .completed(let outcome) = entries[request.key] {
+                        continuation.resume(returning: outcome)
+                    }
+                }
+            }
+        }
+        // Recorded before the first await below: a concurrent caller joins this load.
+        entries[request.key] = .inProgress(waiting: [])
+        let (outcome, downloaded) = await Self.resolve(request, storage: storage, source: source, now: now)
+        if let downloaded {
+            downloadTotals.update {
+                $0.count += 1
+                $0.bytes += downloaded
+            }
+        }
+        let remembered = Self.remembered(outcome, for: request.key)
+        if case .inProgress(let waiting) = entries[request.key] {
+            for continuation in waiting { continuation.resume(returning: remembered) }
+        }
+        if request.probesFirst, outcome == .probed {
+            // Only asked about, not loaded: a load of it later asks again.
+            entries[request.key] = nil
+        } else {
+            entries[request.key] = .completed(remembered)
+            completionOrder.append(request.key)
+            evictIfNeeded()
+        }
+        return outcome
+    }
+
+    /// What memory keeps of `outcome`: a page's answer without its bytes (the first caller,
+    /// who reads the page, has them; a repeat learns only that the key is not an image).
+    private static func remembered(_ outcome: Outcome, for key: CanonicalURL) -> Outcome {
+        guard case .page = outcome else { return outcome }
+        return .failed(FetchFailure(.notAnImage, "\(key) is an HTML page"))
+    }
+
+    /// Revalidates `requests` as one batch: keys the store holds with validators (the engine
+    /// looked them up with one query: `ImageRequest.stored`), asked of the source together
+    /// (`ImageSource.revalidate`), their 304s confirmed with one call to the store. One actor
+    /// turn records them all in flight, one records them all done; a key already in memory is
+    /// answered from it as `load` would. Returns each key's outcome, in no particular order.
+    public func revalidate(_ requests: [ImageRequest]) async -> [(key: CanonicalURL, outcome: Outcome)] {
+        var fresh: [ImageRequest] = []
+        var known: [ImageRequest] = []
+        for request in requests {
+            if entries[request.key] != nil {
+                known.append(request)
+            } else {
+                // Recorded before the first await below: a concurrent caller joins this load.
+                entries[request.key] = .inProgress(waiting: [])
+                fresh.append(request)
+            }
+        }
+        var results: [(key: CanonicalURL, outcome: Outcome)] = []
+        results.reserveCapacity(requests.count)
+        for (key, outcome, downloaded) in await Self.revalidate(fresh, storage: storage, source: source, now: now) {
+            if let downloaded {
+                downloadTotals.update {
+                    $0.count += 1
+                    $0.bytes += downloaded
+                }
+            }
+            let remembered = Self.remembered(outcome, for: key)
+            if case .inProgress(let waiting) = entries[key] {
+                for continuation in waiting { continuation.resume(returning: remembered) }
+            }
+            entries[key] = .completed(remembered)
+            completionOrder.append(key)
+            results.append((key, outcome))
+        }
+        evictIfNeeded()
+        for request in known { results.append((request.key, await load(request))) }
+        return results
+    }
+
+    /// The outcomes of a revalidation batch, and the bytes downloaded for each key that was a download.
+    private static func revalidate(
+        _ requests: [ImageRequest], storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date
+    ) async -> [(CanonicalURL, Outcome, Int64?)] {
+        guard !requests.isEmpty else { return [] }
+        let asked = requests.map { request in
+            var request = request
+            if case .stored(let stored) = request.stored {
+                let validators = Validators(etag: stored.etag, lastModified: stored.lastModified)
+                request.validators = validators.isEmpty ? nil : validators
+            }
+            return request
+        }
+        let answers = await source.revalidate(asked, into: storage.downloadDirectory)
+        let at = Timestamp.truncated(now())
+        var results: [(CanonicalURL, Outcome, Int64?)] = []
+        results.reserveCapacity(asked.count)
+        var unchanged: [(key: CanonicalURL, validators: Validators)] = []
+        for (request, answer) in zip(asked, answers) {
+            switch answer {
+            case .failure(let failure):
+                results.append((request.key, failure.isLocalWrite ? .storeFailed(failure.detail) : .failed(failure), nil))
+            case .success(.notModified(let validators)):
+                unchanged.append((request.key, validators))
+            case .success(.probed):
+                results.append((request.key, .probed, nil))
+            case .success(.page(let page)):
+                results.append((request.key, .page(page), nil))
+            case .success(.file(let file)):
+                do {
+                    let stored = try await storage.stage(file, for: request, at: at)
+                    let sameBytes = { if case .stored(let old) = request.stored { old.sha256 == stored.sha256 } else { false } }()
+                    results.append((request.key, .stored(stored, from: sameBytes ? .disk : .network), file.byteCount))
+                } catch {
+                    try? FileManager.default.removeItem(atPath: file.temporaryPath)
+                    results.append((request.key, .storeFailed(error.message), nil))
+                }
+            }
+        }
+        guard !unchanged.isEmpty else { return results }
+        switch await storage.confirm(unchanged, at: at) {
+        case .success(let confirmed):
+            for ((key, _), stored) in zip(unchanged, confirmed) {
+                let outcome: Outcome =
+                    stored.map { .stored($0, from: .disk) }
+                    ?? .failed(FetchFailure(.networkError, "\(key) answered 304 to an unconditional request"))
+                results.append((key, outcome, nil))
+            }
+        case .failure(let error):
+            for (key, _) in unchanged { results.append((key, .storeFailed(error.message), nil)) }
+        }
+        return results
+    }
+
+    /// Answers a repeated request for `key` from memory, without waiting: true (a memory hit)
+    /// when a load of it is under way or its outcome is still held. The engine asks this for a
+    /// key the validator chain found to be a duplicate of one already sent here; false means
+    /// the outcome was evicted, and the caller (which keeps every key's outcome) needs nothing.
+    /// `loading`: the caller has asked for the key and not yet had its outcome, so the repeat
+    /// joins that load even if the load's task has not reached this actor yet.
+    @discardableResult
+    public func answerFromMemory(_ key: CanonicalURL, loading: Bool = false) -> Bool {
+        guard loading || entries[key] != nil else { return false }
+        countMemoryHit()
+        return true
+    }
+
+    private func countMemoryHit() {
+        memoryHitCount.increment()
+    }
+
+    /// The outcome of loading `request`, and the bytes downloaded for it when it was a download.
+    private static func resolve(
+        _ request: ImageRequest, storage: DiskStorage, source: any ImageSource, now: @Sendable () -> Date
+    ) async -> (Outcome, downloaded: Int64?) {
+        // A stored copy is revalidated with its validators: a 304 confirms it without a body.
+        var request = request
+        let stored: StoredImage?
+        switch request.stored {
+        case .unknown: stored = await storage.lookup(request.key)
+        case .none: stored = nil
+        case .stored(let image): stored = image
+        }
+        if let stored {
+            let validators = Validators(etag: stored.etag, lastModified: stored.lastModified)
+            request.validators = validators.isEmpty ? nil : validators
+        }
+        switch await source.download(request, into: storage.downloadDirectory) {
+        case .failure(let failure):
+            return (failure.isLocalWrite ? .storeFailed(failure.detail) : .failed(failure), nil)
+        case .success(.notModified(let validators)):
+            do {
+                guard
+                    let confirmed = try await storage.confirm(request.key, validators: validators, at: Timestamp.truncated(now()))
+                else {
+                    return (.failed(FetchFailure(.networkError, "\(request.key) answered 304 to an unconditional request")), nil)
+                }
+                return (.stored(confirmed, from: .disk), nil)
+            } catch {
+                return (.storeFailed(error.message), nil)
+            }
+        case .success(.probed):
+            return (.probed, nil)
+        case .success(.page(let page)):
+            return (.page(page), nil)
+        case .success(.file(let file)):
+            do {
+                let result = try await storage.stage(file, for: request, at: Timestamp.truncated(now()))
+                return (.stored(result, from: result.sha256 == stored?.sha256 ? .disk : .network), file.byteCount)
+            } catch {
+                try? FileManager.default.removeItem(atPath: file.temporaryPath)
+                return (.storeFailed(error.message), nil)
+            }
+        }
+    }
+
+    private func evictIfNeeded() {
+        while completionOrder.count - evictionHead > capacity {
+            let oldest = completionOrder[evictionHead]
+            evictionHead += 1
+            if case .completed = entries[oldest] { entries[oldest] = nil }
+        }
+        if evictionHead > 1024 && evictionHead * 2 > completionOrder.count {
+            completionOrder.removeFirst(evictionHead)
+            evictionHead = 0
+        }
+    }
+
+    /// Empties the memory cache; loads under way finish and are not remembered.
+    public func clear() {
+        entries = entries.filter { if case .inProgress = $0.value { return true } else { return false } }
+        completionOrder = []
+        evictionHead = 0
+    }
+
+    /// Number of completed outcomes held in memory (for tests of the bound).
+    public var cachedCount: Int {
+        entries.values.count { if case .completed = $0 { return true } else { return false } }
+    }
+
+    /// Ends the event streams; the run calls it when no more loads will come.
+    public func finishStreams() {
+        memoryHitCount.finish()
+        downloadTotals.finish()
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import MirrorCore
+
+/// A stored image is a row of the index's `image` table (`StateSchema`), read and written by
+/// column name through GRDB's record protocols.
+extension StoredImage: FetchableRecord, PersistableRecord {
+    /// The columns of the `image` table, in the order `StateSchema` creates them.
+    public enum Columns: String, ColumnExpression, CaseIterable, Sendable {
+        /// The key's canonical URL, the primary key.
+        case key
+        /// The file name inside `images/` (`StoredImage.fileName`).
+        case fileName
+        /// Hex SHA-256 of the file.
+        case sha256
+        /// Size in bytes (`StoredImage.byteCount`).
+        case bytes
+        /// The detected media type.
+        case contentType
+        /// The response's `ETag`.
+        case etag
+        /// The response's `Last-Modified`.
+        case lastModified
+        /// When the key was first published, in seconds since 1970.
+        case firstSeen
+        /// When the key was last fetched or confirmed, in seconds since 1970.
+        case lastChecked
+        /// The file's name in `staged/` while it waits for a publish step.
+        case stagedName
+        /// When the file's content last changed as it was stored (migration v2).
+        case fileModified
+        /// The image's width in pixels (migration v3).
+        case width
+        /// The image's height in pixels (migration v3).
+        case height
+        /// What the file says about itself, as `EmbeddedMetadata.indexText` writes it (migration v4).
+        case embedded
+    }
+
+    /// The index's table: `image`.
+    public static let databaseTableName = "image"
+
+    /// The columns a request selects, by name.
+    public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
+
+    /// The image a row describes; throws for a row whose key no current code could have written.
+    public init(row: Row) throws {
+        guard let image = Self(row: row, known: nil) else {
+            throw StoreError(.database, "a row of the index has a key that is not a URL")
+        }
+        self = image
+    }
+
+    /// The image a row describes, or nil for a row no current code could have written. `known`
+    /// is the key the row was looked up by: a lookup does not parse its own key again (a
+    /// quarter of the cost of a lookup).
+    init?(row: Row, known: CanonicalURL?) {
+        guard let key = known ?? CanonicalURL(row[Columns.key] as String) else { return nil }
+        self.init(
+            key: key, fileName: row[Columns.fileName], sha256: row[Columns.sha256], byteCount: row[Columns.bytes],
+            contentType: row[Columns.contentType], etag: row[Columns.etag], lastModified: row[Columns.lastModified],
+            firstSeen: Date(timeIntervalSince1970: row[Columns.firstSeen]),
+            lastChecked: Date(timeIntervalSince1970: row[Columns.lastChecked]), stagedName: row[Columns.stagedName],
+            fileModified: row[Columns.fileModified],
+            dimensions: (row[Columns.width] as Int?).flatMap { width in
+                (row[Columns.height] as Int?).flatMap { ImageDimensions.checked(width: width, height: $0) }
+            },
+            embedded: (row[Columns.embedded] as String?).flatMap(EmbeddedMetadata.init(indexText:)))
+    }
+
+    /// Writes every column of the row.
+    public func encode(to container: inout PersistenceContainer) {
+        container[Columns.key] = key.string
+        container[Columns.fileName] = fileName
+        container[Columns.sha256] = sha256
+        container[Columns.bytes] = byteCount
+        container[Columns.contentType] = contentType
+        container[Columns.etag] = etag
+        container[Columns.lastModified] = lastModified
+        container[Columns.firstSeen] = firstSeen.timeIntervalSince1970
+        container[Columns.lastChecked] = lastChecked.timeIntervalSince1970
+        container[Columns.stagedName] = stagedName
+        container[Columns.fileModified] = fileModified
+        container[Columns.width] = dimensions?.width
+        container[Columns.height] = dimensions?.height
+        container[Columns.embedded] = embedded?.indexText
+    }
+}
