@@ -130,7 +130,8 @@ let package = Package(
                 "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            plugins: ["EmbedSiteTemplate"]
         ),
         // What a run tells its operator: the report, its changes, its metrics.
         .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore", "MirrorPublish"]),
@@ -154,6 +155,8 @@ let package = Package(
         ),
         // Writes the git revision into the executable, for `--version`.
         .plugin(name: "GitRevision", capability: .buildTool()),
+        // Compiles site-template/ into MirrorPublish (the installed binary has no source tree).
+        .plugin(name: "EmbedSiteTemplate", capability: .buildTool()),
         // Thin executable: parses flags, runs the engine, maps the report to an exit status.
         .executableTarget(
             name: "catalog-mirror",
