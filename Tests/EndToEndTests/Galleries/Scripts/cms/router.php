@@ -58,6 +58,15 @@ function route_mediawiki( $path ) {
 		header( 'Location: /wiki/Main_Page', true, 301 );
 		return;
 	}
+	if ( '/robots.txt' === $path ) {
+		// As Wikipedia's robots.txt and MediaWiki's manual (Manual:Robots.txt) have it:
+		// Special:Random redirects to a page chosen at random, so a crawl that followed it
+		// would read a different page on every run (from Category:Photographs at --max-depth 1,
+		// sometimes the gallery page and its captions).
+		header( 'Content-Type: text/plain; charset=utf-8' );
+		echo "User-agent: *\nDisallow: /wiki/Special:Random\nDisallow: /wiki/Special%3ARandom\n";
+		return;
+	}
 	if ( str_starts_with( $path, '/wiki/' ) || '/wiki' === $path ) {
 		run_php( "$install/index.php", '/index.php' );
 		return;
