@@ -106,6 +106,7 @@ class Gallery:
         self.cut = set()  # ids answered cut short
         self.serial = 0  # bumped by every change
         self.disturbed = {}  # id -> serial of the last start or end of an outage or cut of it
+        self.lifetimes = {}  # id -> [serial it was added at, serial it was removed at or None]
         self.changes = {"add": 0, "replace": 0, "move-album": 0, "move-url": 0, "delete": 0, "retitle": 0,
                         "outage": 0, "cut": 0}
         for _ in range(count):
@@ -117,6 +118,7 @@ class Gallery:
     def _add(self, data=None, album=None, title=None):
         image_id = self.next_id
         self.next_id += 1
+        self.lifetimes[image_id] = [self.serial, None]
         self.images[image_id] = {"bytes": data or self._png(), "version": 1,
                                  "album": self.rng.randint(0, ALBUMS) if album is None else album,
                                  "title": title or "Photo %d <&\"'> №%d" % (image_id, self.rng.randint(1, 99)),
@@ -130,6 +132,13 @@ class Gallery:
             shown = {self.path(i): hashlib.sha256(image["bytes"]).hexdigest() for i, image in self.images.items()}
             failing = set(shown) if self.outage else {self.path(i) for i in self.cut}
             return shown, self.serial, failing
+
+    def shown_between(self, first, last):
+        """The paths the gallery showed at some moment from serial `first` to serial `last`: an
+        image added and deleted (or moved) while a sync ran may rightly be in its manifest."""
+        with self.lock:
+            return {self.path(i) for i, (added, removed) in self.lifetimes.items()
+                    if added <= last and (removed is None or removed > first)}
 
     def disturbed_since(self, serial):
         """The paths whose outage or cut began or ended after `serial`."""
@@ -171,9 +180,12 @@ class Gallery:
             elif action == "move-url":
                 old = rng.choice(ids)
                 image = self.images.pop(old)
+                self.lifetimes[old][1] = self.serial
                 self._add(image["bytes"], image["album"], image["title"])
             elif action == "delete":
-                self.images.pop(rng.choice(ids))
+                deleted = rng.choice(ids)
+                self.images.pop(deleted)
+                self.lifetimes[deleted][1] = self.serial
             elif action == "retitle":
                 self.images[rng.choice(ids)]["title"] += " (re)"
             elif action == "outage":
@@ -515,15 +527,17 @@ class Soak:
         except (OSError, ValueError):
             return None
 
-    def check_finished(self, start, end):
+    def check_finished(self, start, end, kept):
         """What a sync that exited 0 or 1 must have done, against the gallery's snapshots at its
-        start and end (`Gallery.snapshot`)."""
+        start and end (`Gallery.snapshot`); `kept` is the last manifest's items (path -> sha256),
+        which a sync keeps when the pages that showed them failed (the final sync, against a
+        quiet gallery, must then drop every one the gallery no longer shows)."""
         manifest = self.manifest()
         if manifest is None:
             self.problem("lost", "a sync exited 0 or 1 and there is no manifest.json")
             return
         items = {urllib.parse.urlsplit(item["key"]).path: item for item in manifest["items"]}
-        (shown_start, serial_start, failing_start), (shown_end, _, failing_end) = start, end
+        (shown_start, serial_start, failing_start), (shown_end, serial_end, failing_end) = start, end
         disturbed = failing_start | failing_end | self.gallery.disturbed_since(serial_start)
         for path, digest in shown_start.items():
             if shown_end.get(path) != digest or path in disturbed:
@@ -532,9 +546,11 @@ class Soak:
             if item is None or item["sha256"] != digest:
                 self.problem("lost", "%s, unchanged at the source all through a sync, is %s"
                              % (path, "not in manifest.json" if item is None else "there with other bytes"))
+        shown = self.gallery.shown_between(serial_start, serial_end)
         for path in items:
-            if path not in shown_start and path not in shown_end:
-                self.problem("stray", "%s is in manifest.json, and the gallery had no such image" % path)
+            if path not in shown and kept.get(path) != items[path]["sha256"]:
+                self.problem("stray", "%s is in manifest.json, and the gallery showed no such image during the sync"
+                             % path)
         named = {item["path"][len("images/"):] for item in manifest["items"]}
         for name in listing(self.mirror / "images"):
             if name not in named:
@@ -586,6 +602,8 @@ class Soak:
         kill = self.rng.random() < 1 / 3
         second = not kill and self.rng.random() < 0.15
         start = self.gallery.snapshot()
+        before = self.manifest()
+        kept = {urllib.parse.urlsplit(item["key"]).path: item["sha256"] for item in (before or {}).get("items", [])}
         signs = self.publishing_signs()
         images_before = signs["images"]
         began = time.monotonic()
@@ -653,7 +671,7 @@ class Soak:
                 self.phases = (lead + phases.get("fetch", 0.0), lead + phases.get("publish", wall - lead), wall)
             except (OSError, ValueError):
                 pass
-            self.check_finished(start, end)
+            self.check_finished(start, end, kept)
         elif status not in (3, 4):
             self.problem("lost", "a sync exited %d: %s" % (status, stderr.decode("utf-8", "replace").strip()[:300]))
         self.check_at_rest("exit %d" % status)
