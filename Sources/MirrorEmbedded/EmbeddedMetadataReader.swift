@@ -31,7 +31,7 @@ public enum EmbeddedMetadataReader {
     /// in (fewer at the end of the file).
     package static func read(head: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]) -> EmbeddedMetadata {
         withoutActuallyEscaping(read) { read in
-            var file = Bytes(head: head, length: length, read: read)
+            var file = HeaderBytes(head: head, length: length, read: read)
             var blocks = Blocks()
             if head.starts(with: [0xFF, 0xD8, 0xFF]) {
                 jpeg(&file, into: &blocks)
@@ -56,18 +56,9 @@ public enum EmbeddedMetadataReader {
     /// The metadata of the image file at `path`, read as a download is (its first 4 KB, then
     /// bounded reads); nil when the file cannot be opened.
     public static func read(fileAtPath path: String) -> EmbeddedMetadata? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        func read(_ offset: Int64, _ count: Int) -> [UInt8] {
-            guard count > 0, offset >= 0 else { return [] }
-            var buffer = [UInt8](repeating: 0, count: count)
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-            return got > 0 ? Array(buffer.prefix(got)) : []
+        HeaderBytes.withFile(atPath: path, headLength: 4096) { head, length, read in
+            self.read(head: head, length: length, read: read)
         }
-        return self.read(head: read(0, 4096), length: Int64(status.st_size), read: read)
     }
 
     /// The blocks found, and what was wrong with the structure around them.
@@ -102,29 +93,14 @@ public enum EmbeddedMetadataReader {
         }
     }
 
-    /// The head kept in memory, and bounded reads of the file beyond it.
-    private struct Bytes {
-        let head: [UInt8]
-        let length: Int64
-        let read: (Int64, Int) -> [UInt8]
-
-        /// `count` bytes at `offset`, or nil when the file is shorter.
-        func slice(_ offset: Int64, _ count: Int) -> [UInt8]? {
-            guard offset >= 0, count >= 0, offset <= length - Int64(count) else { return nil }
-            if offset + Int64(count) <= Int64(head.count) { return Array(head[Int(offset)..<Int(offset) + count]) }
-            let got = read(offset, count)
-            return got.count >= count ? Array(got.prefix(count)) : nil
-        }
-
-        func byte(_ offset: Int64) -> UInt8? { slice(offset, 1)?.first }
-    }
+    private typealias Bytes = HeaderBytes
 
     private static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> Int {
-        bytes[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
+        HeaderBytes.bigEndian(bytes, offset, count)
     }
 
     private static func littleEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> Int {
-        bytes[offset..<offset + count].reversed().reduce(0) { $0 << 8 | Int($1) }
+        HeaderBytes.littleEndian(bytes, offset, count)
     }
 
     private static let exifHeader = Array("Exif".utf8) + [0, 0]

@@ -47,7 +47,7 @@ package enum ImageHeader {
         _ format: ImageFormat, head: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]
     ) -> ImageDimensions? {
         withoutActuallyEscaping(read) { read in
-            let bytes = Bytes(head: head, length: length, read: read)
+            let bytes = HeaderBytes(head: head, length: length, read: read)
             switch format {
             case .png: return png(bytes)
             case .jpeg: return jpeg(bytes)
@@ -63,47 +63,19 @@ package enum ImageHeader {
     /// reads: what a row stored before sizes were kept gets on its next confirmation, without
     /// reading the whole file.
     package static func dimensions(ofFileAtPath path: String) -> ImageDimensions? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        func read(_ offset: Int64, _ count: Int) -> [UInt8] {
-            guard count > 0, offset >= 0 else { return [] }
-            var buffer = [UInt8](repeating: 0, count: count)
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-            return got > 0 ? Array(buffer.prefix(got)) : []
-        }
-        let head = read(0, ContentInspector.headLength)
-        guard let format = ContentInspector.detect(head) else { return nil }
-        return dimensions(format, head: head, length: Int64(status.st_size), read: read)
+        HeaderBytes.withFile(atPath: path, headLength: ContentInspector.headLength) { head, length, read in
+            ContentInspector.detect(head).flatMap { dimensions($0, head: head, length: length, read: read) }
+        } ?? nil
     }
 
-    /// The head kept in memory, and reads of the file beyond it.
-    private struct Bytes {
-        let head: [UInt8]
-        let length: Int64
-        let read: (Int64, Int) -> [UInt8]
-
-        /// `count` bytes at `offset`, or nil when the file is shorter.
-        func slice(_ offset: Int64, _ count: Int) -> [UInt8]? {
-            guard offset >= 0, count >= 0, offset + Int64(count) <= length else { return nil }
-            if offset + Int64(count) <= Int64(head.count) {
-                return Array(head[Int(offset)..<Int(offset) + count])
-            }
-            let got = read(offset, count)
-            return got.count >= count ? Array(got.prefix(count)) : nil
-        }
-
-        func byte(_ offset: Int64) -> UInt8? { slice(offset, 1)?.first }
-    }
+    private typealias Bytes = HeaderBytes
 
     private static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> Int {
-        bytes[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
+        HeaderBytes.bigEndian(bytes, offset, count)
     }
 
     private static func littleEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> Int {
-        bytes[offset..<offset + count].reversed().reduce(0) { $0 << 8 | Int($1) }
+        HeaderBytes.littleEndian(bytes, offset, count)
     }
 
     // MARK: - PNG, GIF, WebP
