@@ -265,7 +265,7 @@ struct SitePlan {
     ///
     /// Found by walking up each album's folder a segment at a time, looking each enclosing
     /// folder up (the first album of a folder holds it): comparing every album with every
-    /// other was half a second at 1,000 albums.
+    /// other is quadratic in the album count.
     private mutating func nest() {
         let folders = albums.map { $0.url.map(Self.directory(of:)) }
         var albumOfFolder: [Substring: Int] = [:]
