@@ -60,8 +60,8 @@ package final class CatalogEntry {
     /// large the document says it is.
     ///
     /// Stored in 48 bytes (numbers as 32 bits, "none" as `Int32.min` or NaN): a key has one or
-    /// more, and at 50,000 keys the plain fields (104 bytes with their optionals) were 7 MB of the
-    /// peak. Numbers beyond 32 bits are clamped, which no ranking can tell apart.
+    /// more, and the plain fields with their optionals, twice the size, were a visible part of
+    /// the peak. Numbers beyond 32 bits are clamped, which no ranking can tell apart.
     package struct Sighting {
         private(set) var title: String?
         private var storedDensity: Double
@@ -121,8 +121,8 @@ package final class CatalogEntry {
 
     /// The loader's answer for a key, as the catalog keeps it: a stored image is a row of
     /// `state.sqlite`, read back when the publish plan is made (`DiskStorage.records(_:)`).
-    /// Holding each image's record here, with its path, hash and validators, was about 360
-    /// bytes an item from the end of the crawl to the end of the run.
+    /// Holding each image's record here, with its path, hash and validators, cost memory in
+    /// proportion to the catalog from the end of the crawl to the end of the run.
     package enum Outcome: Equatable {
         /// In the store; `staged` while its file waits for this run's publish step.
         case stored(staged: Bool)
@@ -234,8 +234,9 @@ extension CatalogEntry {
     /// `entries` in key order, the manifest's (the keys' bytes). The keys' bytes are packed
     /// into one buffer and positions sorted with a `memcmp` a comparison: sorting the entries
     /// by `entry.key`, or positions by keys held in an array, copied two keys a comparison (a
-    /// class's `var`, then a struct of a string), with their retains and releases; at 100,000
-    /// items that was a fifth of a whole sync, and the part of it that grew faster than n.
+    /// class's `var`, then a struct of a string), with their retains and releases, and that
+    /// was the part of a sync that grew faster than n (Benchmarks/results/history.md,
+    /// "Entries sorted by their keys' bytes").
     package static func sortedByKey(_ entries: some Sequence<CatalogEntry>) -> [CatalogEntry] {
         let entries = Array(entries)
         var keys = PackedBytes()

@@ -50,9 +50,8 @@ package struct PhotoGroups {
     /// Photos of a document that link to another page of the crawl, with that page's number.
     private var linkedPages: [Local: Int] = [:]
 
-    // Every per-key and per-photo table is an array indexed by number: at 50,000 keys the
-    // dictionaries and per-key arrays this replaced were 32 MB of a run's peak, now under 1 MB
-    // (heaptrack, `Benchmarks/results/feed-memory.md`).
+    // Every per-key and per-photo table is an array indexed by number: the dictionaries and
+    // per-key arrays this replaced were much of a run's peak (`Benchmarks/results/feed-memory.md`).
     /// The photo each key is a rendition of.
     private var photoOfKey: [Int32] = []
     /// Each photo's keys: `photoKeys[photoStart[p]..<photoStart[p + 1]]`.

@@ -46,7 +46,7 @@ package enum PhotoText {
 
     /// Whether `a` and `b` differ at most in case, as `caseInsensitiveCompare` says: for printable ASCII
     /// text (most titles and values) compared here letter by letter, without Foundation's
-    /// bridging of both strings (a fifth of working out a page's cards).
+    /// bridging of both strings, which this runs too often to afford.
     package static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
         var a = a
         var b = b

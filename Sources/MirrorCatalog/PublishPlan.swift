@@ -18,7 +18,7 @@ package struct PublishPlan {
     package var added: [ItemTable.Change] = []
     package var replaced: [ItemTable.Change] = []
     /// How many keys keep the file the last run published (only the number is reported: a
-    /// list of every key of a no-op re-sync was 2 MB at 100,000 items).
+    /// list of every key of a no-op re-sync would grow with the mirror for nothing).
     package var unchanged = 0
     /// Previous items this run deletes.
     package var removed: [String] = []
@@ -54,11 +54,11 @@ package struct PublishPlan {
         records read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?], stored: (CanonicalURL) -> StoredImage?,
         summary: CrawlSummary, withholdingLocation: Bool = false, findsDecorations: Bool = true
     ) async throws(StoreError) {
-        // Positions, not copies of the items: at 10,000 items the copies were 3 MB of the peak.
+        // Positions, not copies of the items: the copies added to the run's peak.
         let previousItems = previous?.items ?? PreviousManifest.Items()
         // The last run's items in key order (positions, first of equal keys first), walked
         // beside the catalog, which is in key order too: a dictionary of them and a set of the
-        // published keys were 5 MB of a 50,000-item run's peak.
+        // published keys added to the run's peak.
         let order = previousItems.indices.sorted { a, b in
             let (first, second) = (previousItems.key(at: a), previousItems.key(at: b))
             let order = ByteOrder.compare(first, second)

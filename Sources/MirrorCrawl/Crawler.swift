@@ -229,8 +229,8 @@ package struct Crawler: Sendable {
     /// one task at a time, in the same order, while the next pages are fetched and read. The
     /// engine takes references as fast as it can check their images, so a start page whose
     /// data file lists every photo used to hold back the reading of every other page until
-    /// the last of those photos was revalidated, then read them all at the end of the run: a
-    /// fifth of a no-op re-sync's wall time, on one core, with the other one idle.
+    /// the last of those photos was revalidated, then read them all at the end of the run, on
+    /// one core, with the other one idle.
     ///
     /// When no page is left to read, the pages found among the guesses sent so far
     /// (`GuessedPages.round(sent:)`) join the crawl one level below the page that linked them,

@@ -4,11 +4,11 @@ import Synchronization
 /// The crawl's discoveries on their way to the engine, a batch at a time.
 ///
 /// The crawler finds keys one by one. Handed over one at a time through a channel, every key
-/// cost a suspension and a resumption of both the crawler's task and the engine's: 15 % of the
-/// wall time of a no-op re-sync of 2,000 images. A batch goes when it holds `size` keys, and
-/// when the crawler has read a document (`flush()`), so a key never waits for the next page to
-/// arrive. The channel still makes the crawler wait while the engine is busy with the batch
-/// before: memory stays bounded by a batch, not by the crawl.
+/// cost a suspension and a resumption of both the crawler's task and the engine's, which a
+/// no-op re-sync, doing little else per key, felt in its wall time. A batch goes when it holds
+/// `size` keys, and when the crawler has read a document (`flush()`), so a key never waits for
+/// the next page to arrive. The channel still makes the crawler wait while the engine is busy
+/// with the batch before: memory stays bounded by a batch, not by the crawl.
 package final class DiscoveryBatches: AsyncSequence, Sendable {
     package typealias Element = [Discovery]
 

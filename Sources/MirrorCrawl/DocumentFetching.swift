@@ -33,8 +33,8 @@ extension HTTPSession {
             try Self.refuseDeclaredLength(of: success, over: limit)
             var bytes: [UInt8] = []
             // Room for the declared length at once (a compressed body's is a start), and no more
-            // than a quarter to spare at the end: grown by doubling, the 5 MB feed of a
-            // 50,000-item source took 8 MB, held until the feed was read, at the run's peak.
+            // than a quarter to spare at the end: grown by doubling, a large feed's buffer was
+            // far larger than the feed, held until the feed was read, at the run's peak.
             if let declared = success.response.headers.first(name: "content-length").flatMap({ Int($0.trimmingSpaces) }),
                 declared > 0
             {

@@ -55,8 +55,7 @@ struct PageResources: Sendable {
     /// The photos of one script or data file, as the file wrote them and the base they resolve
     /// against. They are resolved (`photos`) only for the page that is given the file: a
     /// listing every page advertises is named by P pages, and resolving its N photos for each
-    /// of them, to keep them for the first page only, was P x N key resolutions (2,000,000 at
-    /// 10,000 photos, a seventh of a no-op re-sync's CPU).
+    /// of them, to keep them for the first page only, was P x N key resolutions.
     struct Resource: Sendable {
         var url: CanonicalURL
         /// The reading's photos, unresolved: one array shared by every page naming the file.

@@ -6,7 +6,7 @@ import Synchronization
 /// time is up; the request then ends with a `timeout` failure. This replaced a sleeping child
 /// task per request: a cancelled `Task.sleep` leaves its dispatch timer armed until the
 /// deadline would have passed, so every request of a run kept a timer and its task alive
-/// (10,000 of them, 5 MB, at N = 10,000) and paid for a task group and a timer besides.
+/// and paid for a task group and a timer besides.
 final class DeadlineWatchdog: Sendable {
     /// How often deadlines are checked; a request overruns its deadline by at most this much.
     let tick: Duration

@@ -25,7 +25,7 @@ public protocol ImageSource: Sendable {
     /// Downloads `request.key` into a new file inside the folder at path `directory`, checks
     /// it, and returns it; answers `.notModified` when a conditional request finds the stored
     /// copy current; or says why not. Never leaves a partial file behind. (A path, not a `URL`:
-    /// reading a `URL`'s path back for every image was a measurable part of a resync.)
+    /// reading a `URL`'s path back for every image is work a resync does per image.)
     func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure>
 
     /// Downloads each of `requests` as `download` would, in the same order: for a batch of

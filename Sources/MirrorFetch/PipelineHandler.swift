@@ -224,7 +224,7 @@ final class PipelineHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     return
                 }
                 // Kept as the parts that arrive: copying them into one buffer was a memmove of
-                // every body, a tenth of a cold sync of 50 KB images.
+                // every body.
                 queue[queue.startIndex].body = []
                 let meter = TransferMeter(limit: lowSpeed)
                 meter.begin()

@@ -11,7 +11,7 @@ import Synchronization
 /// Why this exists beside async-http-client: a resync is thousands of conditional GETs, each
 /// answered by a bodiless 304. async-http-client keeps one request in flight per connection
 /// (it does not pipeline), so on a link with 20 ms of round trip a connection revalidates at
-/// most 50 images a second, and its per-request path was a quarter of a no-op's CPU. Issue 13
+/// most 50 images a second, and its per-request path was much of a no-op's CPU. Issue 13
 /// approved a lean path for exactly this case, on SwiftNIO's own HTTP/1.1 codec (no parsing by
 /// hand). It returns each response's head (and a 200's body when it is small and not encoded);
 /// the caller decides as the full client would. A large or encoded 200, or a connection that

@@ -1,7 +1,7 @@
 /// Which of `FeedScanner`'s namespace lists an element's namespace belongs to, worked out once
 /// per namespace a document uses rather than by hashing the namespace's URI at every test (a
-/// feed reader tests each element of an item several times, and the hashing was a tenth of
-/// reading a feed).
+/// feed reader tests each element of an item several times, so the hashing was paid many
+/// times per element).
 struct FeedNamespaces: OptionSet, Sendable {
     let rawValue: UInt16
 

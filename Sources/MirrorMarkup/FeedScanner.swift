@@ -106,8 +106,8 @@ public enum FeedScanner {
     }
 
     /// True when the UTF-8 of `text` holds `byte`, searched in the string's own buffer: going
-    /// through `String.UTF8View`'s indices cost ten times as much per byte, on texts every
-    /// item of a feed has.
+    /// through `String.UTF8View`'s indices cost far more per byte, on texts every item of a
+    /// feed has.
     static func contains(_ byte: UInt8, in text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { $0.contains(byte) } ?? text.utf8.contains(byte)
     }

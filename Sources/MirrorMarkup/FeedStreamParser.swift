@@ -38,7 +38,7 @@ package final class FeedStreamParser {
 
     /// What the SAX events build: one stored struct, so that an event is one access to the
     /// parser (each access to a class's stored property is checked for exclusivity at run time,
-    /// and a dozen per element were a tenth of reading a feed).
+    /// and a dozen per element add up over a feed).
     ///
     /// Safety (`@exclusivity(unchecked)`): the one access per event is not checked either. Only
     /// libxml2's callbacks reach `events`, one at a time on the thread that pushes a chunk, and

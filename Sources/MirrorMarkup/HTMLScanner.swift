@@ -51,7 +51,7 @@ public enum HTMLScanner {
 
     /// `hasImageExtension` for ASCII text, byte by byte (in ASCII every character is one byte,
     /// CR LF aside, which matters to none of the tests); nil for other text. It runs for every
-    /// link and label of a page, and scanning by `Character` was a twentieth of reading one.
+    /// link and label of a page, where scanning by `Character` breaks graphemes for nothing.
     private static func asciiImageExtension(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         var end = bytes.count
         var dot: Int?

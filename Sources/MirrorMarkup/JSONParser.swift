@@ -2,7 +2,7 @@
 ///
 /// Written by hand because the library at hand cannot read an untyped value cheaply: Foundation's
 /// `JSONDecoder` decodes one only by trying each type in turn, every miss a thrown error with
-/// its coding path (five per object), which was 44 % of reading a 100,000-record listing;
+/// its coding path (five per object), which was most of the cost of reading a listing;
 /// `JSONSerialization` hands back `Any` values that cost a cast per value and lose what a
 /// number was written as. This reads the same language the decoder reads, and gives the same
 /// values (`JSONParserTests` compares the two): members of an object sorted by key, a repeated

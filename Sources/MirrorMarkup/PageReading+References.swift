@@ -3,8 +3,8 @@ extension PageReading {
     /// made one array once the page's tree is gone (`joined`).
     ///
     /// One array, appended to for every image of a page, doubled as it grew and held its old
-    /// and new buffers at once: 18 MB for the 40,000 references of a 20,000-photo page, on top
-    /// of libxml2's tree of the page, and then up to half its room unused.
+    /// and new buffers at once, on top of libxml2's tree of the page, and then up to half its
+    /// room unused.
     struct References {
         /// About 90 KB of references: a page of a few hundred images has one chunk, a
         /// 20,000-photo page under a hundred.

@@ -111,8 +111,8 @@ package struct PageReading {
         let shared = Set(placeholderUses.filter { $0.value.count > 1 }.keys)
         let placeholders = Set(lazyPlaceholders.filter { shared.contains($0.url) }.map { "\($0.photo) \($0.url)" })
         // In place: the references are most of a page's memory once its tree is gone, and a
-        // second array of them (a `compactMap` while the reader still held the first) was a
-        // third of its peak.
+        // second array of them (a `compactMap` while the reader still held the first) added
+        // to its peak.
         var result = scan
         scan = PageScan()
         result.images = images.joined()
@@ -583,8 +583,8 @@ package struct PageReading {
     }
 
     /// `isStockText` for ASCII text, byte by byte, with no array of words; nil for other text.
-    /// It runs for every label of a page, and splitting and trimming by `Character` was a tenth
-    /// of reading one.
+    /// It runs for every label of a page, where splitting and trimming by `Character` makes an
+    /// array of words and breaks graphemes for nothing.
     private static func asciiStockText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         func lower(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }

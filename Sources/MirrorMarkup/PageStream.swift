@@ -4,8 +4,8 @@ import CLibXML
 /// while it is read whole, see `PageStream`) what it holds.
 ///
 /// Built from libxml2's SAX events, so a page never becomes a libxml2 tree: that tree (a node
-/// for each element, attribute and run of text, about a kilobyte a photo) was most of a page's
-/// peak memory, where a feed, read as a stream, cost under a kilobyte a photo in all.
+/// for each element, attribute and run of text) was most of a page's peak memory, where a
+/// feed, read as a stream, holds one item at a time (`Benchmarks/results/page-memory.md`).
 final class PageElement {
     /// A child: an element, or a run of text (character data or a script's source) as UTF-8
     /// bytes, as libxml2 hands it over in pieces (joined into one run, decoded when asked for).
@@ -286,7 +286,7 @@ final class PageStream {
             keptText += Int(length)
             let piece = UnsafeBufferPointer(start: text, count: Int(length))
             // Appended in place (taken out of the array first, so the run is not copied): a
-            // script comes in pieces of a kilobyte, and joining copies made a 2 MB one quadratic.
+            // script comes in pieces of a kilobyte, and joining copies made a large one quadratic.
             if case .text(var run)? = element.contents.last {
                 element.contents.removeLast()
                 run.append(contentsOf: piece)

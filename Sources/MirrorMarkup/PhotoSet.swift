@@ -5,7 +5,7 @@
 /// set of more than `scanLimit` renditions finds it through a table keyed by URL, so adding
 /// costs the same whether the set holds twenty renditions or the 100,000 of a whole JSON listing
 /// (a scan per rendition made reading a listing quadratic in its length); a smaller one, as
-/// almost every record's is, scans them (a table per record was a tenth of reading a listing).
+/// almost every record's is, scans them (a table per record cost more than the scan saved).
 struct PhotoSet {
     /// Where a rendition is: its photo and its place among that photo's renditions.
     private struct Position {
@@ -122,7 +122,7 @@ struct PhotoSet {
     }
 
     /// Makes room for about `count` more renditions (a listing's length is known before its
-    /// records are read: growing the table by doubling was a tenth of reading one).
+    /// records are read: growing the table by doubling rehashed it again and again).
     mutating func reserveCapacity(renditions count: Int) {
         guard renditionCount + count > Self.scanLimit else { return }
         if positions == nil {

@@ -331,10 +331,10 @@ package struct MirrorPublisher: Sendable {
                     })
             }
             // Pages and assets were written unflushed: one flush of the file system for all of
-            // them (an fsync per page was a second a thousand pages), before the manifest says
+            // them (an fsync per page waited for the disk once a page), before the manifest says
             // they are there. A re-sync that rewrote none needs none: `syncfs` waits for every
-            // dirty file of the file system, other programs' too (1.7 s of a 10,000-image no-op
-            // on a busy machine).
+            // dirty file of the file system, other programs' too, which on a busy machine was
+            // much of a no-op's time.
             if written > 0 { try flush() }
         }
         return PreparedSite(files: prepared.all, outcome: outcome, pages: site.pages.map(\.fileName))
@@ -373,10 +373,10 @@ package struct MirrorPublisher: Sendable {
     }
 
     /// Pages `indices` of `site`, in that order, each a job of its own on `BlockingWork`'s pool
-    /// (a thread per core), all at once: pages are independent, and at 10,000 images rendering
-    /// was the longest step of a re-sync. With `previous`, a page whose input and file are as
-    /// they were is skipped; with `previous` or `fingerprinting`, a page's input is worked out
-    /// from the one context its rendering uses.
+    /// (a thread per core), all at once: pages are independent, and rendering is the longest
+    /// step of a re-sync. With `previous`, a page whose input and file are as they were is
+    /// skipped; with `previous` or `fingerprinting`, a page's input is worked out from the one
+    /// context its rendering uses.
     func pages(
         _ indices: [Int], of site: SitePlan, manifest: Manifest, previous: PageFingerprints? = nil,
         fingerprinting: Bool = false
@@ -510,7 +510,7 @@ package struct MirrorPublisher: Sendable {
     /// The page numbers a page of `count` links to: all of them for a short album; for a long
     /// one the first two, the last two, and those around `current`, as wget-made mirrors and
     /// gallery generators show them. Linking every page from every page made the pages of a
-    /// 50,000-photo feed quadratic: 800 pages of 800 links, a third of the run's time.
+    /// large feed quadratic in its page count.
     static func pageNumbers(current: Int, count: Int) -> [Int] {
         guard count > 2 * pageWindow + 5 else { return Array(1...max(1, count)) }
         let around = max(1, current - pageWindow)...min(count, current + pageWindow)

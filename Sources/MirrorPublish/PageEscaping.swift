@@ -4,12 +4,12 @@ import Mustache
 ///
 /// swift-mustache 2.1.1 escapes every value a page shows by walking its characters (grapheme
 /// clusters) and looking each one up in a `[Character: String]`: hashing every character of
-/// every title, path and caption was a sixth of rendering a page. Here a value is scanned as
-/// UTF-8 first: with none of `<>&"'` it is returned as it is (swift-mustache appends the same
-/// characters again); ASCII text is escaped byte by byte (in ASCII no cluster holds two
-/// characters but CR LF, so each of the five is a cluster of its own); other text is walked
-/// by character and each compared with the five, as swift-mustache does (a `<` that a
-/// combining mark or a prepended character joins into one cluster is not escaped by either).
+/// every title, path and caption is work rendering a page pays again and again. Here a value is
+/// scanned as UTF-8 first: with none of `<>&"'` it is returned as it is (swift-mustache appends
+/// the same characters again); ASCII text is escaped byte by byte (in ASCII no cluster holds
+/// two characters but CR LF, so each of the five is a cluster of its own); other text is walked
+/// by character and each compared with the five, as swift-mustache does (a `<` that a combining
+/// mark or a prepended character joins into one cluster is not escaped by either).
 ///
 /// A template is given this escaping by the `CONTENT_TYPE` pragma, swift-mustache's own way of
 /// naming a content type (`MustacheContentTypes`), on a line of its own before the template's

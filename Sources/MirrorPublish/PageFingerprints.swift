@@ -3,8 +3,8 @@ import Foundation
 import MirrorCore
 
 /// What each generated page was rendered from, and what was written, so a re-sync that changes
-/// nothing on a page does not render it again: at 10,000 images Mustache rendering was 15 % of
-/// a no-op re-sync. A page is skipped only when the hash of its inputs matches and the file on
+/// nothing on a page does not render it again: Mustache rendering was a large part of a no-op
+/// re-sync. A page is skipped only when the hash of its inputs matches and the file on
 /// disk still hashes to what was written (a page edited or deleted by hand is rendered again).
 /// Kept in `.catalog-mirror/pages.json`; losing it only costs one full render.
 struct PageFingerprints: Codable, Equatable {
@@ -29,8 +29,8 @@ struct PageFingerprints: Codable, Equatable {
     /// Whether the site made from an input hashing to `site` is on disk as last written: the
     /// input is the last publish's, and every page, the feed and the search index still hash
     /// to what was written. Then nothing of the site needs to be worked out again, page by page
-    /// or at all: at 10,000 photos, building each page's context to fingerprint it, and the
-    /// search index to compare it, were a tenth of a re-sync that changed nothing.
+    /// or at all: building each page's context to fingerprint it, and the search index to
+    /// compare it, is work a re-sync that changed nothing need not do.
     func isCurrent(site input: String, root: String) -> Bool {
         guard site == input, let files, !pages.isEmpty else { return false }
         let outputs = pages.lazy.map { ($0.key, $0.value.output) }.sorted { $0.0 < $1.0 } + files.sorted { $0.key < $1.key }

@@ -14,8 +14,8 @@ import MirrorStore
 /// metadata, and what its file says: keywords, camera, lens, creator, the year it was taken;
 /// never its position), and when it was taken (ISO 8601, `""` when unknown; the album's sort
 /// by date reads it). A photo's page follows from its place in its album and `perPage`, so the index
-/// holds no link. Arrays, not an object a photo: at 100,000 photos the script is about 100 bytes
-/// a photo and parses in a fraction of a second.
+/// holds no link. Arrays, not an object a photo: no member name is repeated for every photo,
+/// so the script stays small and quick to parse.
 ///
 /// Written a piece at a time while hashed, and put in place (by the publisher's `commit`) only
 /// when its bytes differ from the file already there, so a re-sync that changes nothing leaves

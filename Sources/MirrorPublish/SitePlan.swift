@@ -10,7 +10,7 @@ struct SitePlan {
     ///
     /// Two indices into the manifest's items, not two copies of them: a site plan holds a photo
     /// per published image, and two inline `Manifest.Item`s made this the largest structure of
-    /// a run (about 900 bytes a photo at its peak).
+    /// a run.
     struct Photo {
         private let items: Items
         private let displayIndex: Int32
@@ -140,12 +140,12 @@ struct SitePlan {
         }
         nest()
 
-        // Renditions of one photo share `variantOf` (or are the photo's largest rendition).
-        // A photo's first item is kept apart from the rest, so the usual photo of one
-        // rendition needs no array of its own. A photo is found by the number of the item that
-        // is its largest rendition, as the plan sets `variantOf`: a table of every key was the
-        // peak of a 100,000-item first run (12 MB while the pages were planned). Only a
-        // `variantOf` given as text (a manifest made whole) is looked up by key.
+        // Renditions of one photo share `variantOf` (or are the photo's largest rendition). A
+        // photo's first item is kept apart from the rest, so the usual photo of one rendition
+        // needs no array of its own. A photo is found by the number of the item that is its
+        // largest rendition, as the plan sets `variantOf`: a table of every key, held while the
+        // pages were planned, was a first run's peak. Only a `variantOf` given as text (a
+        // manifest made whole) is looked up by key.
         let all = manifest.table
         var indexOfKey: [String: Int32] = [:]
         if all.hasVariantTexts {
@@ -265,7 +265,7 @@ struct SitePlan {
     ///
     /// Found by walking up each album's folder a segment at a time, looking each enclosing
     /// folder up (the first album of a folder holds it): comparing every album with every
-    /// other was half a second at 1,000 albums.
+    /// other is quadratic in the album count.
     private mutating func nest() {
         let folders = albums.map { $0.url.map(Self.directory(of:)) }
         var albumOfFolder: [Substring: Int] = [:]

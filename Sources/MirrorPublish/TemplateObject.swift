@@ -9,14 +9,14 @@ import Mustache
 /// `MustacheLambda`, `AnyOptional`) and printing it with `String(describing:)`. A dictionary is
 /// a `MustacheParent` only through a conditional conformance (the slowest cast), each lookup
 /// hashes the name, a text or a number fails three casts before it is printed, and a section
-/// over a text or a number (`{{#caption}}`, `{{#width}}`) puts it on the stack, where every name
-/// inside the section is first looked for in it through `Mirror`: at 60 photos a page, the
-/// casts were 14 % of a cold sync. Here an object conforms to `MustacheParent` itself and finds
-/// a name among its few fields by comparing it with their names (short ASCII names compare as
-/// integers), and text and numbers are `MustacheCustomRenderable` values that answer every
-/// lookup inside a section with nothing at once. An object is a struct of two arrays, held
-/// inline by an `Any`: cast from `Any`, a class instance also goes through the runtime's check
-/// for a boxed value, and costs more.
+/// over a text or a number (`{{#caption}}`, `{{#width}}`) puts it on the stack, where every
+/// name inside the section is first looked for in it through `Mirror`: the casts, many per
+/// photo of every page, weighed on a cold sync. Here an object conforms to `MustacheParent`
+/// itself and finds a name among its few fields by comparing it with their names (short ASCII
+/// names compare as integers), and text and numbers are `MustacheCustomRenderable` values that
+/// answer every lookup inside a section with nothing at once. An object is a struct of two
+/// arrays, held inline by an `Any`: cast from `Any`, a class instance also goes through the
+/// runtime's check for a boxed value, and costs more.
 ///
 /// A template sees what it saw in the dictionaries (`SiteContractTests` renders every name
 /// through a template naming all of them, byte for byte): the same names; text and numbers

@@ -78,7 +78,7 @@ import MirrorEmbedded
     /// The path of the folder downloads are written to (`tmp/`): a download that is checked is
     /// renamed into `staged/` by `stage`, one that is not is removed, and what a killed run left
     /// half-written is removed by the next. Kept as text, not built from the layout on every
-    /// request: joining URL components was 3 % of a no-op sync.
+    /// request: joining URL components for every request is work a no-op sync need not do.
     public nonisolated var downloadDirectory: String { temporaryPath }
 
     /// Creates the mirror's directories (unless `readOnly`) and empties `tmp/`: what must exist
@@ -345,7 +345,7 @@ import MirrorEmbedded
     }
 
     /// The previous manifest, handed over once: the store keeps no copy, so it is freed with the
-    /// publish plan (12 MB at 50,000 items), not at the end of the run.
+    /// publish plan, not at the end of the run.
     package func takePreviousManifest() -> PreviousManifest? {
         defer { previousManifest = nil }
         return previousManifest

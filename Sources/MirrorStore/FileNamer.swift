@@ -17,8 +17,8 @@ public enum FileNamer {
     public static func fileName(
         key: CanonicalURL, title: String?, sha256: String, format: ImageFormat, hashLength: Int = 10
     ) -> String {
-        // Built in one buffer: joining strings and a hex string of the whole digest was some
-        // thirty allocations for each download (`Benchmarks/results/per-item-cpu.md`).
+        // Built in one buffer: joining strings and a hex string of the whole digest allocated
+        // again and again for each download (`Benchmarks/results/per-item-cpu.md`).
         let digits = max(0, min(hashLength, 2 * SHA256.byteCount))
         var name: [UInt8] = []
         name.reserveCapacity(maxSlugLength + digits + 8)

@@ -5,7 +5,7 @@ import MirrorCore
 /// date, and the keys it rejected as decoration.
 ///
 /// Only those fields are decoded: the whole manifest, held from the start of a run to its end,
-/// was about 500 bytes an item (25 MB of a 50,000-item re-sync's peak). The rare key that keeps
+/// was a large part of a re-sync's peak. The rare key that keeps
 /// its published file while failing this run needs its whole item; `fullItems()` reads the
 /// file again for that.
 package struct PreviousManifest: Sendable {
@@ -14,8 +14,8 @@ package struct PreviousManifest: Sendable {
         /// The key's canonical URL.
         package var key: String
         /// The hash of the file the last run published, as its 32 bytes: the 64-digit text is
-        /// 96 bytes on the heap for every item (5 MB at 50,000 items). A value that is not 64
-        /// lower-case hex digits is kept as it was written.
+        /// 96 bytes on the heap for every item. A value that is not 64 lower-case hex digits is
+        /// kept as it was written.
         fileprivate var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         fileprivate var unparsed: String?
         /// When a run first published the key.
@@ -79,7 +79,7 @@ package struct PreviousManifest: Sendable {
         /// shape this version writes: an object whose `key`, `sha256` and `firstSeen` are
         /// strings without escapes (the other members are skipped, not decoded). Nil for
         /// anything else, which the caller hands to `JSONDecoder`: that decoded every element,
-        /// and was most of the cost of reading the previous manifest (5 % of a no-op re-sync).
+        /// and was most of the cost of reading the previous manifest.
         package static func plain(_ element: ArraySlice<UInt8>) -> Item? {
             element.withUnsafeBufferPointer { bytes -> Item? in
                 var index = 0
@@ -178,8 +178,8 @@ package struct PreviousManifest: Sendable {
     }
 
     /// The last run's items, packed: every key's bytes back to back in one buffer, a hash in
-    /// 32 bytes. As `[Item]` each key was a string of its own beside a 72-byte value (15 MB at
-    /// 100,000 items, held from the start of a re-sync to its plan); packed it is 8.6 MB.
+    /// 32 bytes. As `[Item]` each key was a string of its own beside a 72-byte value, held from
+    /// the start of a re-sync to its plan.
     package struct Items: RandomAccessCollection, Sendable {
         private var keys = PackedBytes()
         private var digests: [(UInt64, UInt64, UInt64, UInt64)] = []
@@ -284,7 +284,7 @@ package struct PreviousManifest: Sendable {
     static func load(from url: URL) -> Loaded {
         guard FileManager.default.fileExists(atPath: url.path) else { return .missing }
         // Read a member at a time, its items one by one: decoded whole, the file and the
-        // decoder's map of it were 50 MB of a 50,000-item re-sync's peak.
+        // decoder's map of it were held at once, the peak of a re-sync.
         var items = Items()
         var decorations: [String] = []
         do {

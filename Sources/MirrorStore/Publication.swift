@@ -45,7 +45,7 @@ import MirrorCore
     /// which the engine asks for when there is no previous manifest. Publishing then renames
     /// `staged/` itself to `images/` when there is no `images/` yet (or an empty one): one rename
     /// for the whole folder, where a rename per file, one after another after a flush of the file
-    /// system, was a third of a cold crawl of 40,000 images (`Benchmarks/results/per-item-cpu.md`).
+    /// system, held up the end of a cold crawl (`Benchmarks/results/per-item-cpu.md`).
     /// Each download's own rename happens beside the downloads still in flight, as before.
     ///
     /// What stays true: nothing is in `images/` before the run publishes, so a first run that
@@ -157,7 +157,7 @@ import MirrorCore
     ///
     /// A first run's folder goes whole (`publishStagedFolder`); otherwise each file is renamed,
     /// and rows are read, moved and written back a batch at a time: holding every staged row of
-    /// a first run at once was the peak of a 50,000-image sync (47 MB).
+    /// a first run at once was the peak of a first sync.
     func publish(_ keys: [CanonicalURL], rows: inout RowIndex) throws(StoreError) {
         guard !readOnly else { return }
         // Every staged row is in the database before any file becomes visible.
@@ -294,7 +294,7 @@ import MirrorCore
 }
 
 /// File names as bytes, sorted, for lookups without a string or a hash-table slot per name:
-/// a set of the names a manifest references was 10 MB at 100,000 items.
+/// a set of the names a manifest references held a string and a slot per item.
 struct ReferencedNames {
     private var names = PackedBytes()
     /// Name numbers in byte order of the names.

@@ -83,7 +83,7 @@ import MirrorCore
     }
 
     /// Keeps `row` (found or not) for the `stage` or `confirm` that follows the lookup of `key`:
-    /// a cold run's second query for a key that has no row was one query in three.
+    /// without it, a cold run queried again for a key it had just found without a row.
     mutating func remember(_ row: StoredImage?, for key: CanonicalURL) {
         if recent.count >= Self.recentLimit { recent = [:] }
         recent[key] = .some(row)

@@ -329,7 +329,7 @@ struct StateDatabase: Sendable {
     /// file (their path is `images/` and the row's file name), in one transaction.
     ///
     /// The rows are read in key order beside the items in key order: a table of every key and
-    /// file name was 15 MB at 100,000 items, at the end of a run that already held its items.
+    /// file name grew with the mirror, at the end of a run that already held its items.
     func keepOnly(_ items: ItemTable) throws(StoreError) {
         let order = items.keyOrder()
         let prefixLength = StoredImage.directory.utf8.count

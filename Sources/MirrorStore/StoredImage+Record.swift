@@ -52,8 +52,8 @@ extension StoredImage: FetchableRecord, PersistableRecord {
     }
 
     /// The image a row describes, or nil for a row no current code could have written. `known`
-    /// is the key the row was looked up by: a lookup does not parse its own key again (a
-    /// quarter of the cost of a lookup).
+    /// is the key the row was looked up by: a lookup does not parse its own key again, which
+    /// was a large share of a lookup's cost.
     init?(row: Row, known: CanonicalURL?) {
         guard let key = known ?? CanonicalURL(row[Columns.key] as String) else { return nil }
         self.init(

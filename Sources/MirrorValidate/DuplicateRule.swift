@@ -21,7 +21,7 @@ public struct DuplicateRule: ValidationHandler {
 /// The keys seen so far: the run's one record of "this key was seen" (the engine's catalog, the
 /// loader's entries and the store's row cache follow it or mean something else; see
 /// ARCHITECTURE.md). A lock rather than an actor because the check is one set insert.
-/// Kept by their text: a set of `CanonicalURL` (48 bytes each) was 6 MB of a 50,000-key run's peak.
+/// Kept by their text: a set of `CanonicalURL` (48 bytes each) made a larger part of a run's peak.
 final class SeenKeys: Sendable {
     private let keys = Mutex<Set<String>>([])
 

@@ -58,7 +58,7 @@ struct Collector {
     /// What the collection holds as it goes.
     private struct State {
         /// Every key seen, by its text: a `CanonicalURL` is 48 bytes, and this table's empty
-        /// slots are that large too (7 MB at 50,000 keys). It does not decide whether a key was
+        /// slots would be that large too, for every key of the run. It does not decide whether a key was
         /// seen: an entry is made when the chain's `DuplicateRule` calls a key new, and a repeat's
         /// entry is found because the rule called it `.duplicate` (`admit`).
         var catalog: [String: CatalogEntry] = [:]

@@ -198,8 +198,8 @@ public struct MirrorEngine: Sendable {
         await loader.finishStreams()
         let fetchedAt = Date()
         // What this run downloaded goes to the disk while the plan is made: the flush before
-        // the first file is published, or the first page names one, then finds it done (it
-        // waited 0.4 s for 150 MB at the end of a 40,000-image crawl). Errors are the later
+        // the first file is published, or the first page names one, then finds it done instead
+        // of waiting for every download's bytes at the end of the crawl. Errors are the later
         // flushes' to report. Not for a run that wrote nothing: `syncfs` also waits for other
         // programs' files.
         let downloadsFlushed: Task<Void, Never>? =
@@ -253,8 +253,8 @@ public struct MirrorEngine: Sendable {
         let previousCount = previous?.items.count ?? 0
         let previousManifest = previous?.url
         // What the plan was made of is not needed to publish it: freed now, not after the
-        // pages and the manifest are written (at 50,000 items, the catalog's entries and the
-        // previous manifest were 35 MB of the heap while publishing).
+        // pages and the manifest are written (the catalog's entries and the previous manifest
+        // grow with the item count, and were a large part of the heap while publishing).
         let keyCount = catalog.count
         catalog = []
         groups = nil
@@ -442,7 +442,7 @@ public struct MirrorEngine: Sendable {
 
 /// A value handed over once: the start page goes to the crawler and is gone when the crawl is.
 /// Held for the whole run instead, a large feed given as the source stayed in memory through
-/// publishing (2 MB at 10,000 items).
+/// publishing.
 final class Handoff<Value: Sendable>: Sendable {
     private let value: Mutex<Value?>
 

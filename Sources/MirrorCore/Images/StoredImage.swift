@@ -6,7 +6,7 @@ public struct StoredImage: Sendable, Equatable {
     public var key: CanonicalURL
     /// The manifest `path`, relative to the mirror root: `images/` and the file name. Kept
     /// whole because every published item's manifest entry holds it (building it for each item
-    /// was 4 MB of a 50,000-item run's peak); the file name is cut from it when a file is moved.
+    /// added a copy per item to the run's peak); the file name is cut from it when a file is moved.
     public private(set) var path: String
     /// Hex SHA-256 of the file.
     public var sha256: String

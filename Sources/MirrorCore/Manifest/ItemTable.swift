@@ -5,17 +5,16 @@ import Foundation
 /// arrays of their own.
 ///
 /// A run holds every item it publishes from the publish plan to the end of publishing. As
-/// `[Manifest.Item]` that was about 420 bytes an item at 100,000 items: the 176-byte value, and
-/// its path, hash and date strings in an allocation each. Packed it is about 170, with no
-/// allocation of its own per item: the key strings share the catalog's storage, an album is a
-/// number, and `variantOf` the number of the item it names. An item is made whole only when
-/// asked for (`subscript`), one at a time.
+/// `[Manifest.Item]` that was the value, and its path, hash and date strings in an allocation
+/// each. Packed it is less than half that, with no allocation of its own per item: the key
+/// strings share the catalog's storage, an album is a number, and `variantOf` the number of the
+/// item it names. An item is made whole only when asked for (`subscript`), one at a time.
 package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     package private(set) var keys: [String] = []
     /// Path, ETag and Last-Modified of each item, back to back, in chunks of `chunkSize` bytes
     /// (an item's texts are never split). A chunk never grows past its first capacity: one
-    /// buffer doubled as it filled was twice the size of the texts, and both copies were live
-    /// while it grew (19 MB for 7.6 MB of texts at 100,000 items).
+    /// buffer doubled as it filled was up to twice the size of the texts, and both copies were
+    /// live while it grew.
     private var chunks: [[UInt8]] = []
     /// Per item: its chunk (high 32 bits) and where its texts start in it.
     private var textStarts: [UInt64] = []
@@ -330,7 +329,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     /// tables with different contents never hand over the same bytes. Tables with the same
     /// contents filled in another order may (a false difference costs a render, never a page
     /// left stale). What the site is made of (`PageFingerprints.siteInput`), without making an
-    /// item whole: about 100 bytes an item, most of them in a few large buffers.
+    /// item whole: most of the bytes come from a few large buffers.
     package func content(excludingLastChecked sink: (UnsafeRawBufferPointer) -> Void) {
         func count(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { sink($0) } }
         func column<Element: BitwiseCopyable>(_ values: [Element]) {

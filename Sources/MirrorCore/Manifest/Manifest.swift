@@ -267,8 +267,8 @@ extension Manifest.Item {
     /// its fields six), appended to `out`.
     ///
     /// Written by hand because `JSONEncoder` first builds a tree of boxed values for every item
-    /// and then sorts each object's keys: that was 6 % of a no-op sync of 2,000 images, for a
-    /// schema fixed here. The format is the encoder's (FoundationEssentials `JSONWriter`):
+    /// and then sorts each object's keys, work a schema fixed here does not need, on every
+    /// item of every sync. The format is the encoder's (FoundationEssentials `JSONWriter`):
     /// `"key" : value`, keys in UTF-8 byte order, fields that are nil left out, `/` not escaped,
     /// control characters as `\b \f \n \r \t` or `\u00XX`, everything else as its UTF-8 bytes.
     /// `PublishTests` checks the output against the encoder's on awkward values.

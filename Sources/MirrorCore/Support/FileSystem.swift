@@ -24,7 +24,7 @@ package enum FileSystem {
     }
 
     /// Calls `body` with the name of each entry of the directory at `path` but `.` and `..`, as
-    /// its bytes, one at a time: a listing as `[String]` was 8.5 MB at 100,000 files. Nothing
+    /// its bytes, one at a time: a listing as `[String]` grows with the folder. Nothing
     /// when the directory cannot be read.
     package static func forEachName(inDirectory path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard let directory = opendir(path) else { return }

@@ -2,8 +2,8 @@ extension Sequence where Element == UInt8 {
     /// Lower-case hexadecimal, two digits a byte.
     ///
     /// Written into the string's own storage in one allocation: an array of digits turned into a
-    /// string made some forty allocations for each SHA-256 of a download (one in twelve of a cold
-    /// crawl's allocations; `Benchmarks/results/per-item-cpu.md`).
+    /// string made dozens of allocations for each SHA-256 of a download
+    /// (`Benchmarks/results/per-item-cpu.md`).
     package var hexString: String {
         withContiguousStorageIfAvailable { Self.hex($0) } ?? Array(self).withUnsafeBufferPointer { Self.hex($0) }
     }

@@ -5,8 +5,8 @@ import Foundation
 /// values are returned as bytes. Nothing is decoded here; the caller decodes each piece.
 ///
 /// Written by hand because Foundation's `JSONDecoder` only takes a whole document, and keeps a
-/// map of every value in it while it decodes: reading a 50,000-item `manifest.json` (24 MB)
-/// held the text and 26 MB of that map at once, the peak of a re-sync. None of our
+/// map of every value in it while it decodes: reading a large `manifest.json` held the text and
+/// that map at once, the peak of a re-sync. None of our
 /// dependencies streams JSON. This only finds where values begin and end (strings, escapes,
 /// nesting); a piece that is not valid JSON fails when the caller decodes it.
 package struct JSONMemberScanner {

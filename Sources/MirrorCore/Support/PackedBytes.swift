@@ -58,8 +58,8 @@ package struct PackedBytes: Sendable {
 
 /// Byte-order comparison of UTF-8 texts (keys, file names) with one `memcmp`: the order SQLite's
 /// `BINARY` collation and the manifest use. `lexicographicallyPrecedes` and `elementsEqual` over
-/// the views compare a byte at a time through generic iterators, which was a percent of a
-/// 10,000-item resync (sorting and walking keys in the plan and the finish).
+/// the views compare a byte at a time through generic iterators, on every key sorted and
+/// walked in the plan and the finish.
 package enum ByteOrder {
     /// Negative, zero or positive as `a` sorts before, equal to, or after `b`.
     package static func compare(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Int {

@@ -2,8 +2,8 @@
 /// not go through Foundation.
 extension StringProtocol {
     /// Whether `needle` occurs in the text, compared as UTF-8 bytes. Not `contains(_:)`: with
-    /// Foundation imported that resolves to NSString's `range(of:)`, which was a seventh of a
-    /// page's reading time.
+    /// Foundation imported that resolves to NSString's `range(of:)`, which bridges the string on
+    /// every call while a page is read.
     /// (Nor `utf8.firstRange(of:)`, whose generic searcher looks up type metadata per call.)
     package func includes(_ needle: String) -> Bool {
         let bytes = utf8
@@ -53,8 +53,8 @@ extension StringProtocol {
     }
 
     /// The text without leading and trailing white space (Unicode `White_Space`). Works on
-    /// scalars: trimming by `Character` reversed the string grapheme by grapheme, which showed
-    /// up as 5 % of a re-sync's CPU time.
+    /// scalars: trimming by `Character` reversed the string grapheme by grapheme, on texts
+    /// every re-sync trims.
     package var trimmingSpaces: String {
         let text = String(self)
         // Text that starts and ends with a printable ASCII character has nothing to trim.

@@ -18,8 +18,8 @@ package final class TemporaryFileWriter {
         package var description: String { String(cString: strerror(errno)) }
     }
 
-    /// The file's path. Kept as text: a `URL` made for every download was 25 allocations of
-    /// each image's path through the store (`Benchmarks/results/per-item-cpu.md`).
+    /// The file's path. Kept as text: a `URL` made for every download allocated again for
+    /// each use of the image's path through the store (`Benchmarks/results/per-item-cpu.md`).
     package let path: String
     /// The file, as a URL.
     package var url: URL { URL(fileURLWithPath: path, isDirectory: false) }
@@ -27,10 +27,9 @@ package final class TemporaryFileWriter {
 
     /// Names are this process's random prefix and a counter: unique within the process, and
     /// `O_EXCL` refuses any name already on disk. (`UUID()` opened and read `/dev/urandom` once
-    /// per file: 10,000 extra `open` calls in a 10,000-image sync.) Both in base 36 and without
-    /// a separator, so up to 1.6 million files a name fits in 15 bytes, which Swift keeps inside
-    /// the string value: the store holds each staged name until the run publishes (a heap copy
-    /// each was 3 MB of a 50,000-image first run's peak).
+    /// per file.) Both in base 36 and without a separator, so up to 1.6 million files a name
+    /// fits in 15 bytes, which Swift keeps inside the string value: the store holds each staged
+    /// name until the run publishes, and a heap copy of each would add to a first run's peak.
     private static let prefix = String(UInt32.random(in: 0..<2_176_782_336), radix: 36)
     private static let counter = Atomic<Int>(0)
 
