@@ -174,6 +174,12 @@ let package = Package(
             dependencies: ["CatalogMirror"],
             path: "Benchmarks/ExtractThroughput"
         ),
+        // The embedded-metadata reader's cost per photo (Benchmarks/README.md).
+        .executableTarget(
+            name: "metadata-throughput",
+            dependencies: ["MirrorEmbedded"],
+            path: "Benchmarks/MetadataThroughput"
+        ),
         // The render benchmark: the site's pages rendered from a manifest alone (Benchmarks/README.md).
         .executableTarget(
             name: "render-pages",

@@ -14,9 +14,12 @@ enum EXIFBlock {
     /// `Exif\0\0` header a JPEG's APP1 segment puts before it. A block libexif finds nothing in
     /// gives an empty value with a `problem`.
     static func read(_ bytes: ArraySlice<UInt8>) -> EmbeddedMetadata {
-        var block = Array(bytes)
-        if !block.starts(with: header) { block = header + block }
-        guard hasTIFFHeader(block[header.count...]), let data = exif_data_new() else { return damaged }
+        let tiff = bytes.starts(with: header) ? bytes.dropFirst(header.count) : bytes
+        guard hasTIFFHeader(tiff), let data = exif_data_new() else { return damaged }
+        // libexif takes the block with its `Exif\0\0` header.
+        var block = header
+        block.reserveCapacity(header.count + tiff.count)
+        block += tiff
         defer { exif_data_unref(data) }
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
@@ -56,20 +59,23 @@ enum EXIFBlock {
     /// Whether `tiff` starts with a TIFF header (byte order, 42, the offset of IFD0) whose first
     /// IFD lies inside it: what tells a damaged block from one that says nothing.
     static func hasTIFFHeader(_ tiff: ArraySlice<UInt8>) -> Bool {
-        let bytes = Array(tiff)
-        guard bytes.count >= 10 else { return false }
+        guard tiff.count >= 10 else { return false }
+        let base = tiff.startIndex
         let little: Bool
-        switch (bytes[0], bytes[1]) {
+        switch (tiff[base], tiff[base + 1]) {
         case (0x49, 0x49): little = true
         case (0x4D, 0x4D): little = false
         default: return false
         }
         func number(_ offset: Int, _ count: Int) -> Int {
-            let slice = bytes[offset..<offset + count]
-            return (little ? slice.reversed() : Array(slice)).reduce(0) { $0 << 8 | Int($1) }
+            var value = 0
+            for index in 0..<count {
+                value = value << 8 | Int(tiff[base + offset + (little ? count - 1 - index : index)])
+            }
+            return value
         }
         let first = number(4, 4)
-        return number(2, 2) == 42 && first >= 8 && first + 2 <= bytes.count
+        return number(2, 2) == 42 && first >= 8 && first + 2 <= tiff.count
     }
     private static var damaged: EmbeddedMetadata {
         var metadata = EmbeddedMetadata()
@@ -169,10 +175,11 @@ enum EXIFBlock {
             (1800...2999).contains(year), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
             second <= 60
         else { return nil }
-        let date = text.prefix(19).replacingOccurrences(of: ":", with: "-", options: [], range: nil)
-        var iso = String(date.prefix(10)) + "T" + String(text.dropFirst(11).prefix(8))
-        if let offset = offset.flatMap(isoOffset) { iso += offset }
-        return iso
+        // `YYYY-MM-DDTHH:MM:SS`: the date's separators become dashes, the space a `T`.
+        var iso = bytes[0..<19]
+        (iso[4], iso[7], iso[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+        let offset = offset.flatMap(isoOffset) ?? ""
+        return String(decoding: iso, as: UTF8.self) + offset
     }
 
     /// `+01:00`, `-05:30` or `Z` as they are; anything else nil.

@@ -136,11 +136,10 @@ public enum EmbeddedMetadataReader {
             case 0xD9, 0xDA: return
             default: break
             }
-            guard let lengthBytes = file.slice(offset, 2), bigEndian(lengthBytes, 0, 2) >= 2 else {
+            guard let length = file.bigEndian(at: offset, 2), length >= 2 else {
                 blocks.problem = "its JPEG segments are damaged"
                 return
             }
-            let length = bigEndian(lengthBytes, 0, 2)
             let start = offset + 2
             let size = length - 2
             if marker == 0xE1 || marker == 0xED {

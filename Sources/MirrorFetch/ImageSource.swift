@@ -341,6 +341,12 @@ struct ReceivedBody {
         case .success(let detected): format = detected
         case .failure(let failure): throw .fatal(FetchFailure(failure.reason, "\(key): \(failure.detail)"))
         }
+        // Both read here, off the store's actor, from the head already in memory and the file
+        // just written, through its descriptor while it is still open (after `finish`, each
+        // read would open the file again): the store keeps them with the row (`DiskStorage.stage`).
+        let dimensions = ImageHeader.dimensions(
+            format, head: head, length: count, read: { writer.read(at: $0, count: $1) })
+        let embedded = EmbeddedMetadataReader.read(head: head, length: count, read: { writer.read(at: $0, count: $1) })
         do {
             // Not flushed here: the store flushes every download at once before publishing.
             try writer.finish(flush: false)
@@ -348,11 +354,6 @@ struct ReceivedBody {
             throw .fatal(.localWrite(writer.path, error))
         }
         kept = true
-        let dimensions = ImageHeader.dimensions(
-            format, head: head, length: count, read: { writer.read(at: $0, count: $1) })
-        // Read here, off the store's actor, from the head already in memory and the file just
-        // written: the store keeps it with the row (`DiskStorage.stage`).
-        let embedded = EmbeddedMetadataReader.read(head: head, length: count, read: { writer.read(at: $0, count: $1) })
         return DownloadedFile(
             temporaryPath: writer.path, sha256: hasher.finalize().hexString, byteCount: count, format: format,
             etag: etag, lastModified: lastModified, dimensions: dimensions, embedded: embedded)

@@ -101,6 +101,7 @@ public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
     /// `longestText`; nil when nothing is left.
     package static func cleaned(_ text: String?) -> String? {
         guard let text else { return nil }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return cleanedASCII(text) }
         var out = ""
         var pendingSpace = false
         var count = 0
@@ -120,6 +121,30 @@ public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
             if count >= longestText { break }
         }
         return out.isEmpty ? nil : out
+    }
+
+    /// `cleaned` for text that is all ASCII, the common case (camera names, dates, most
+    /// captions), without looking up each character's Unicode properties: there, the control
+    /// characters are below 0x20 and 0x7F, and the white space is 0x09–0x0D and the space.
+    private static func cleanedASCII(_ text: String) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(text.utf8.count, longestText))
+        var pendingSpace = false
+        var count = 0
+        for byte in text.utf8 {
+            if byte <= 0x20 || byte == 0x7F {
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if pendingSpace {
+                out.append(0x20)
+                pendingSpace = false
+            }
+            out.append(byte)
+            count += 1
+            if count >= longestText { break }
+        }
+        return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
     }
 
     /// Fills each field that is nil here from `other` (the fields of a source read earlier win).

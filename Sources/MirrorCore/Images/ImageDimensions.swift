@@ -37,9 +37,6 @@ public struct ImageDimensions: Sendable, Equatable, Hashable {
 package enum ImageHeader {
     /// How many JPEG segments are walked at most before the frame header.
     static let segmentLimit = 512
-    /// Bytes the file is read in when a header reaches past `head`.
-    private static let readLength = 64
-
     /// The size of an image of `format`, `length` bytes long, whose first bytes are `head`;
     /// `read(offset, count)` returns bytes further in (a JPEG's frame header can follow a large
     /// EXIF block).
@@ -47,12 +44,12 @@ package enum ImageHeader {
         _ format: ImageFormat, head: [UInt8], length: Int64, read: (Int64, Int) -> [UInt8]
     ) -> ImageDimensions? {
         withoutActuallyEscaping(read) { read in
-            let bytes = HeaderBytes(head: head, length: length, read: read)
+            var bytes = HeaderBytes(head: head, length: length, read: read)
             switch format {
-            case .png: return png(bytes)
-            case .jpeg: return jpeg(bytes)
-            case .gif: return gif(bytes)
-            case .webp: return webp(bytes)
+            case .png: return png(&bytes)
+            case .jpeg: return jpeg(&bytes)
+            case .gif: return gif(&bytes)
+            case .webp: return webp(&bytes)
             case .avif: return avif(head)
             case .svg: return nil
             }
@@ -81,13 +78,13 @@ package enum ImageHeader {
     // MARK: - PNG, GIF, WebP
 
     /// PNG: the IHDR chunk, which must come first (width and height, 4 bytes each, big-endian).
-    private static func png(_ bytes: Bytes) -> ImageDimensions? {
+    private static func png(_ bytes: inout Bytes) -> ImageDimensions? {
         guard let header = bytes.slice(8, 16), header[4..<8].elementsEqual("IHDR".utf8) else { return nil }
         return .checked(width: bigEndian(header, 8, 4), height: bigEndian(header, 12, 4))
     }
 
     /// GIF: the logical screen's width and height (2 bytes each, little-endian) after the signature.
-    private static func gif(_ bytes: Bytes) -> ImageDimensions? {
+    private static func gif(_ bytes: inout Bytes) -> ImageDimensions? {
         guard let screen = bytes.slice(6, 4) else { return nil }
         return .checked(width: littleEndian(screen, 0, 2), height: littleEndian(screen, 2, 2))
     }
@@ -95,7 +92,7 @@ package enum ImageHeader {
     /// WebP: the first chunk says which kind: `VP8 ` (lossy: the key frame's 14-bit sizes),
     /// `VP8L` (lossless: 14 bits each, minus one) or `VP8X` (extended: the canvas, 24 bits each,
     /// minus one).
-    private static func webp(_ bytes: Bytes) -> ImageDimensions? {
+    private static func webp(_ bytes: inout Bytes) -> ImageDimensions? {
         guard let chunk = bytes.slice(12, 4), let body = bytes.slice(20, 10) else { return nil }
         switch String(decoding: chunk, as: UTF8.self) {
         case "VP8 ":
@@ -130,7 +127,7 @@ package enum ImageHeader {
     /// baseline, extended, progressive, lossless, arithmetic), which holds the height and width;
     /// an EXIF orientation of 5 to 8 (a quarter turn) on the way swaps them, as browsers show
     /// the image turned.
-    private static func jpeg(_ bytes: Bytes) -> ImageDimensions? {
+    private static func jpeg(_ bytes: inout Bytes) -> ImageDimensions? {
         var offset: Int64 = 2
         var quarterTurn = false
         for _ in 0..<segmentLimit {
@@ -153,8 +150,7 @@ package enum ImageHeader {
             default:
                 break
             }
-            guard let lengthBytes = bytes.slice(offset, 2) else { return nil }
-            let length = bigEndian(lengthBytes, 0, 2)
+            guard let length = bytes.bigEndian(at: offset, 2) else { return nil }
             guard length >= 2 else { return nil }
             if isFrameHeader(marker) {
                 guard length >= 7, let frame = bytes.slice(offset + 2, 5) else { return nil }

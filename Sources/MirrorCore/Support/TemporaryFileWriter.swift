@@ -89,12 +89,13 @@ package final class TemporaryFileWriter {
     /// Reads `count` bytes at `offset` from the written file (for structure checks), through the
     /// open descriptor while there is one.
     package func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard count > 0, offset >= 0 else { return [] }
         let reader = descriptor >= 0 ? descriptor : Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard reader >= 0 else { return [] }
         defer { if reader != descriptor { close(reader) } }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let got = buffer.withUnsafeMutableBytes { pread(reader, $0.baseAddress, count, off_t(offset)) }
-        return got > 0 ? Array(buffer.prefix(got)) : []
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = max(0, pread(reader, buffer.baseAddress, count, off_t(offset)))
+        }
     }
 
     /// Closes and removes the file.

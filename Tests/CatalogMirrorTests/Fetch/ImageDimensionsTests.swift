@@ -3,6 +3,7 @@ import Testing
 
 @testable import CatalogMirror
 @testable import MirrorCore
+@testable import MirrorEmbedded
 @testable import SampleGallery
 
 /// Issue 26: the pixel size of every stored image, read from its header (the grid's `width` and
@@ -96,6 +97,29 @@ struct ImageDimensionsTests {
             jfif, thumbnail, segment(0xE2, [UInt8](repeating: 7, count: 9000)), frame(0xC2, width: 6000, height: 4000))
         #expect(bytes.count > 4 * ContentInspector.headLength)
         #expect(size(bytes) == ImageDimensions(width: 6000, height: 4000))
+    }
+
+    @Test("JPEG: segments past the head are read a window at a time, not a read per marker byte")
+    func jpegReadsInWindows() {
+        // Thirty small segments after the 4 KB head, then the frame header: each marker, fill
+        // byte and length would otherwise be a read of its own (an open and a pread of the file).
+        let small = (0..<30).map { _ in segment(0xE2, [UInt8](repeating: 7, count: 100)) }.joined()
+        let bytes = jpeg(
+            jfif, segment(0xE1, [UInt8](repeating: 0x55, count: 5000)), Array(small), frame(0xC0, width: 640, height: 480))
+        let head = Array(bytes.prefix(ContentInspector.headLength))
+        var reads = 0
+        let read = { (offset: Int64, count: Int) -> [UInt8] in
+            reads += 1
+            let start = Int(min(max(offset, 0), Int64(bytes.count)))
+            return Array(bytes[start..<min(start + count, bytes.count)])
+        }
+        #expect(
+            ImageHeader.dimensions(.jpeg, head: head, length: Int64(bytes.count), read: read)
+                == ImageDimensions(width: 640, height: 480))
+        #expect(reads == 1)
+        reads = 0
+        _ = EmbeddedMetadataReader.read(head: head, length: Int64(bytes.count), read: read)
+        #expect(reads == 1)
     }
 
     @Test("JPEG: an EXIF orientation of a quarter turn (5-8) swaps width and height, in both byte orders")
