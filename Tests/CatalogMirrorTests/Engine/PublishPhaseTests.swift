@@ -11,7 +11,7 @@ import Testing
 /// The publish phase against a real mirror directory and a real store.
 @Suite("The publish phase")
 struct PublishPhaseTests {
-    @Test("a plan's staged images go into images/, then the pages and manifest.json name them")
+    @Test("a plan's staged images go into images/ (a first run's folder, a later run's files), then pages and manifest name them")
     func publishesStagedImages() async throws {
         let fixture = try PhaseFixture()
         defer { fixture.cleanup() }
@@ -31,15 +31,37 @@ struct PublishPhaseTests {
             #expect(published.removed.isEmpty)
             for key in ["a", "b"].map(PhaseFixture.key) { #expect(await storage.lookup(key)?.isStaged == false) }
         }
+        try Self.expectPublished(["a": 1, "b": 2], in: fixture)
+
+        // A later run's staged files are renamed into images/ one by one, by the plan's keys.
+        try await fixture.withStore { storage in
+            let entries = [
+                try await PhaseFixture.stage("a", PhaseFixture.png(3), in: storage),
+                PhaseFixture.entry("b", .stored(staged: false)),
+                try await PhaseFixture.stage("c", PhaseFixture.png(4), in: storage),
+            ]
+            let planned = try await fixture.plan(entries, storage: storage)
+            #expect(planned.plan.staged.count == 2)
+            _ = try await fixture.publish(planned, storage: storage)
+        }
+        try Self.expectPublished(["a": 3, "b": 2, "c": 4], in: fixture)
+    }
+
+    /// Expects the mirror of `fixture` to publish exactly the images `variants` names, each
+    /// with the bytes `PhaseFixture.png(variant)`, in `images/`, named by `index.html`, with
+    /// nothing left in `staged/`.
+    static func expectPublished(_ variants: [String: UInt8], in fixture: PhaseFixture) throws {
+        let layout = fixture.layout
         let items = try fixture.manifestItems()
-        #expect(Set(items.keys) == [PhaseFixture.key("a").string, PhaseFixture.key("b").string])
-        for (key, path) in items {
-            let bytes = try Data(contentsOf: layout.root.appendingPathComponent(path))
-            #expect(Array(bytes) == PhaseFixture.png(key.hasSuffix("a.png") ? 1 : 2))
+        #expect(Set(items.keys) == Set(variants.keys.map { PhaseFixture.key($0).string }))
+        let index = try String(contentsOf: layout.root.appendingPathComponent("index.html"), encoding: .utf8)
+        for (name, variant) in variants {
+            let path = try #require(items[PhaseFixture.key(name).string])
+            #expect(path.hasPrefix("images/"))
+            #expect(Array(try Data(contentsOf: layout.root.appendingPathComponent(path))) == PhaseFixture.png(variant))
+            #expect(index.contains(path))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: layout.staged.path).isEmpty)
-        let index = try String(contentsOf: layout.root.appendingPathComponent("index.html"), encoding: .utf8)
-        for path in items.values { #expect(index.contains(path)) }
     }
 
     @Test("images that cannot be put in place publish no page and no manifest")

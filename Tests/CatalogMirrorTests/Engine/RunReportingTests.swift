@@ -21,35 +21,38 @@ struct RunReportingTests {
                 times: .init(startedAt: startedAt, fetchedAt: startedAt.addingTimeInterval(1)))
     }
 
-    @Test("a second run's plan: one added, one replaced, one unchanged, one removed, one failed and kept; exit 1")
+    @Test("a second run's plan: 4 added, 1 replaced, 5 unchanged, 3 removed, 2 failed and kept; exit 1")
     func countsFromAPlan() async throws {
         let fixture = try PhaseFixture()
         defer { fixture.cleanup() }
-        try await fixture.publishFirstRun(["a", "b", "c", "d"])
+        let (unchanged, kept, removed, added) = (
+            (1...5).map { "u\($0)" }, ["k1", "k2"], ["x1", "x2", "x3"], (1...4).map { "n\($0)" }
+        )
+        try await fixture.publishFirstRun(unchanged + ["r1"] + kept + removed)
         let report = try await fixture.withStore { storage in
-            let entries = [
-                PhaseFixture.entry("a", .stored(staged: false)),
-                try await PhaseFixture.stage("b", PhaseFixture.png(7), in: storage),
-                PhaseFixture.entry("c", .failed(FetchFailure(.http(500), "HTTP 500"))),
-                try await PhaseFixture.stage("e", PhaseFixture.png(8), in: storage),
-            ]
+            var entries = unchanged.map { PhaseFixture.entry($0, .stored(staged: false)) }
+            entries.append(try await PhaseFixture.stage("r1", PhaseFixture.png(7), in: storage))
+            entries += kept.map { PhaseFixture.entry($0, .failed(FetchFailure(.http(500), "HTTP 500"))) }
+            for (number, name) in added.enumerated() {
+                entries.append(try await PhaseFixture.stage(name, PhaseFixture.png(UInt8(10 + number)), in: storage))
+            }
             let planned = try await fixture.plan(entries, storage: storage)
             let published = try await fixture.publish(planned, storage: storage)
             return Self.report(fixture, planned, removed: published.removed)
         }
-        #expect(report.added == 1 && report.replaced == 1 && report.unchanged == 1)
-        #expect(report.removed == 1 && report.kept == 1)
-        #expect(report.published == 4 && report.keys == 4)
-        #expect(report.failed == ["http-500": 1])
+        #expect(report.added == 4 && report.replaced == 1 && report.unchanged == 5)
+        #expect(report.removed == 3 && report.kept == 2)
+        #expect(report.published == 12 && report.keys == 12)
+        #expect(report.failed == ["http-500": 2])
         #expect(report.exitStatus == 1)
-        #expect(report.changes?.keys(.added) == [PhaseFixture.key("e").string])
-        #expect(report.changes?.keys(.replaced) == [PhaseFixture.key("b").string])
-        #expect(report.changes?.keys(.removed) == [PhaseFixture.key("d").string])
+        let keys = { (names: [String]) in names.map { PhaseFixture.key($0).string } }
+        #expect(report.changes?.keys(.added) == keys(added))
+        #expect(report.changes?.keys(.replaced) == keys(["r1"]))
+        #expect(report.changes?.keys(.removed) == keys(removed))
         #expect(report.phases["fetch"] == 1)
         #expect(report.dryRun == false)
         // What the report counts is what the mirror now holds.
-        #expect(
-            Set(try fixture.manifestItems().keys) == Set(["a", "b", "c", "e"].map { PhaseFixture.key($0).string }))
+        #expect(Set(try fixture.manifestItems().keys) == Set(keys(unchanged + ["r1"] + kept + added)))
     }
 
     @Test("exit status: 0 when nothing failed, 1 when an image or a page failed")
