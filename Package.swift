@@ -199,6 +199,8 @@ let package = Package(
                 // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // CrawlerTests: a small site served on 127.0.0.1.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
             resources: [.copy("Fixtures")]

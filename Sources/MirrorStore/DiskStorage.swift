@@ -157,6 +157,29 @@ import MirrorEmbedded
         rows.setOnlyThisRunsRows(firstRun: publication.stagesUnderFinalNames)
     }
 
+    /// `stageUnderFinalNames()` when this is a mirror's first run: no previous manifest (nor a
+    /// page of this mirror that anyone reads). Not for a dry run, which stages nothing. Asked
+    /// once, before the first download is stored.
+    package func stageUnderFinalNamesOnFirstRun() {
+        guard !readOnly, previousManifest == nil else { return }
+        stageUnderFinalNames()
+    }
+
+    /// Starts flushing what this run downloaded to the disk while the run makes its plan: the
+    /// flush before the first file is published (`publish`), or the first page names one, then
+    /// finds it done instead of waiting for every download's bytes at the end of the crawl.
+    /// Errors are the later flushes' to report. Nothing is started for a run that wrote nothing
+    /// (a dry run, or `downloaded` 0): `syncfs` also waits for other programs' files.
+    package nonisolated func flushDownloads(downloaded: Int) -> DownloadFlush {
+        DownloadFlush(containing: layout.root.path, starts: !readOnly && downloaded > 0)
+    }
+
+    /// The line that says which files `items` name are not in the mirror with their size, or
+    /// nil when every one is (`Publication.missingFiles(of:in:)`).
+    package nonisolated func missingFiles(of items: ItemTable) -> String? {
+        Publication.missingFiles(of: items, in: layout)
+    }
+
     /// True when the index holds a row (queued rows are written first): what a run that stops
     /// leaves for the next one to revalidate instead of downloading again (SPEC: "A run that
     /// stops keeps what it verified"). The engine removes a first run's directories only when

@@ -242,6 +242,23 @@ import MirrorCore
         return true
     }
 
+    /// The line that says which files the new manifest's `items` would name are not in the
+    /// mirror at `layout` with their size, or nil when every one is: checked after the images
+    /// are published and before any page or the manifest names them, so a run never publishes
+    /// a reference to nothing (a file deleted while the run went on is downloaded again by the
+    /// next one).
+    nonisolated static func missingFiles(of items: ItemTable, in layout: MirrorLayout) -> String? {
+        let root = layout.root.path + "/"
+        var missing: [String] = []
+        for index in items.indices where FileSystem.size(atPath: root + items.path(at: index)) != items.bytes(at: index) {
+            missing.append(items.path(at: index))
+        }
+        guard let first = missing.first else { return nil }
+        let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""
+        return "\(root)\(first)\(more) went missing while the run published: the pages and manifest.json were left "
+            + "as they were; the next sync downloads what is missing"
+    }
+
     /// True when there is no directory at `path`, or an empty one.
     private nonisolated static func isEmptyOrAbsent(_ path: String) -> Bool {
         var empty = true

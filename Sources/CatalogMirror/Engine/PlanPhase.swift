@@ -1,0 +1,81 @@
+import Foundation
+import MirrorCatalog
+import MirrorCore
+import MirrorCrawl
+import MirrorStore
+
+/// What the plan phase hands on: the plan, and what the publish and report phases need of
+/// what it was made from (which is freed by then).
+struct PlannedRun {
+    var plan: PublishPlan
+    /// The crawl's summary, with what the store repaired first among its warnings.
+    var summary: CrawlSummary
+    /// Distinct image keys the run saw.
+    var keys: Int
+    /// Items of the last run's manifest: what `--max-delete` counts against.
+    var previousCount: Int
+    /// The last run's manifest, read for what the report says of removed items.
+    var previousManifest: URL?
+}
+
+/// The third phase of a run: commits what the loads verified, and compares the catalog with
+/// the last run's manifest (`PublishPlan`). Nothing on disk changes but the index's commit.
+struct PlanPhase {
+    let configuration: MirrorConfiguration
+
+    /// Plans what to publish from `collected` and the last manifest `storage` read.
+    /// - Throws: `MirrorError.storage` when the index cannot be written or read back, and
+    ///   `.sourceUnavailable` when there is nothing to publish (an empty or broken source never
+    ///   empties a mirror).
+    func plan(_ collected: consuming Collector.Collected, storage: DiskStorage) async throws(MirrorError) -> PlannedRun {
+        var catalog = collected.catalog
+        var summary = collected.summary
+        var groups = collected.groups
+        // Held here only, so freeing these below frees them.
+        _ = consume collected
+        // What the loads verified is committed before the publish step writes its large files:
+        // a disk that fills up from here on stops the run with every download kept.
+        do {
+            try await storage.commit()
+        } catch {
+            throw .storage(error.message)
+        }
+        // What the store found broken and mended (a damaged index or manifest, files gone
+        // from images/) is said first.
+        summary.warnings = await storage.repairs() + summary.warnings
+
+        var previous = await storage.takePreviousManifest()
+        var stored: [CanonicalURL: StoredImage] = [:]
+        // Only a failed key can keep its previous file; nothing else needs the store again.
+        for entry in catalog {
+            if case .failed = entry.outcome { stored[entry.key] = await storage.lookup(entry.key) }
+        }
+        let plan: PublishPlan
+        do {
+            plan = try await PublishPlan(
+                entries: catalog, groups: groups, previous: previous,
+                records: { keys async throws(StoreError) in try await storage.records(keys) }, stored: { stored[$0] },
+                summary: summary, withholdingLocation: configuration.publish.stripLocation,
+                // Images the user asked for by name (`--include`) are never furniture.
+                findsDecorations: configuration.validation.include.isEmpty)
+        } catch {
+            throw .storage(error.message)
+        }
+        guard !plan.items.isEmpty || !plan.probed.isEmpty else {
+            // An empty or broken source never empties a mirror.
+            let message = EmptyCrawl(source: configuration.source, summary: summary, plan: plan, keys: catalog.count).message
+            throw .sourceUnavailable(message)
+        }
+        let planned = PlannedRun(
+            plan: plan, summary: summary, keys: catalog.count, previousCount: previous?.items.count ?? 0,
+            previousManifest: previous?.url)
+        // What the plan was made of is not needed to publish it: freed now, not after the
+        // pages and the manifest are written (the catalog's entries and the previous manifest
+        // grow with the item count, and were a large part of the heap while publishing).
+        catalog = []
+        groups = nil
+        previous = nil
+        FreeMemory.release()
+        return planned
+    }
+}

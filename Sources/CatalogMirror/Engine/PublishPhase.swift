@@ -1,0 +1,91 @@
+import Foundation
+import MirrorCatalog
+import MirrorCore
+import MirrorOperate
+import MirrorPublish
+import MirrorStore
+
+/// What the publish phase hands on to the report.
+struct PublishedRun {
+    /// The removed items as the last manifest described them, read before the new one
+    /// replaced it (the report's `changes`).
+    var removed: [RunChanges.Entry]
+}
+
+/// The fourth phase of a run: applies `--max-delete`, then (unless `--dry-run`) publishes the
+/// plan into the mirror of `storage`, in the order that keeps every served page consistent.
+struct PublishPhase {
+    let configuration: MirrorConfiguration
+    let storage: DiskStorage
+    let template: SiteTemplate
+
+    /// Publishes `planned` once `downloadsFlush` is done.
+    /// - Throws: `MirrorError.pruneGuard` when the plan removes more than `--max-delete` allows
+    ///   (nothing is published or deleted; verified downloads stay staged for the next run), and
+    ///   `.storage` when a file cannot be written or moved, or one the manifest would name went
+    ///   missing (the pages and `manifest.json` stay as they were).
+    func publish(_ planned: PlannedRun, after downloadsFlush: DownloadFlush) async throws(MirrorError) -> PublishedRun {
+        let plan = planned.plan
+        let limit = configuration.publish.maxDelete
+        guard limit.allows(plan.removed.count, of: planned.previousCount) else {
+            throw .pruneGuard(wouldDelete: plan.removed.count, of: planned.previousCount, limit: limit)
+        }
+        // What the report's `changes` says of removed items is in the last manifest only:
+        // read before the new one replaces it.
+        let removed = RunChanges.removedEntries(plan.removed, manifest: planned.previousManifest)
+        if !configuration.dryRun {
+            await downloadsFlush.wait()
+            try await publish(plan)
+        }
+        return PublishedRun(removed: removed)
+    }
+
+    /// Publishes in the order that keeps every served page consistent: the pages and
+    /// `manifest.json` written under temporary names first (what needs disk space is done
+    /// before anything is visible, so a full disk leaves the mirror as it was), then staged
+    /// images into `images/`, then the pages and `manifest.json` renamed into place, and only
+    /// then is what the new manifest no longer references deleted.
+    private func publish(_ plan: PublishPlan) async throws(MirrorError) {
+        let manifest = Manifest(
+            source: configuration.source.string, title: plan.siteTitle,
+            generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
+            albums: plan.albums)
+        let publisher = MirrorPublisher(
+            layout: storage.layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
+        // Written beside the pages; put in place with them (`MirrorPublisher.commit`).
+        let manifestWrite = publisher.beginManifest(manifest)
+        let site: MirrorPublisher.PreparedSite
+        do {
+            site = try await publisher.prepare(manifest)
+        } catch {
+            await manifestWrite.discard()
+            throw .storage(error.message)
+        }
+        do {
+            try await manifestWrite.written()
+        } catch {
+            site.discard()
+            throw .storage(error.message)
+        }
+        // Pages were rendered on several threads at once, each in an arena of its own.
+        FreeMemory.release()
+        do {
+            try await storage.publish(plan.staged)
+        } catch {
+            site.discard()
+            await manifestWrite.discard()
+            throw .storage(error.message)
+        }
+        if let missing = storage.missingFiles(of: manifest.table) {
+            site.discard()
+            await manifestWrite.discard()
+            throw .storage(missing)
+        }
+        do {
+            try await publisher.commit(site, manifestWrite: manifestWrite)
+        } catch {
+            throw .storage(error.message)
+        }
+        await storage.finishPublishing(manifest)
+    }
+}
