@@ -423,10 +423,17 @@ struct Collector {
                 $0.rejected += 1
             }
         }
+        guard deferDownloads else { return waiting.filter { $0.verdict == .accepted } }
+        let choice = groups.largestRenditions()
+        for entry in choice.smaller {
+            entry.verdict = .rejected(.smallerRendition)
+            configuration.logger.reconsidered(entry.verdict, for: entry.key)
+            progress.update {
+                $0.accepted -= 1
+                $0.rejected += 1
+            }
+        }
         // Guesses were loaded already, while the crawl went on.
-        return deferDownloads
-            ? MirrorEngine.largestRenditions(of: groups, progress: progress, logger: configuration.logger)
-                .filter { !$0.isSentToLoader }
-            : waiting.filter { $0.verdict == .accepted }
+        return choice.largest.filter { !$0.isSentToLoader }
     }
 }
