@@ -45,16 +45,44 @@ public actor ImageLoader {
     private enum Entry {
         /// Reserved (`reserve(_:)`): the load that will do the work has not reached the loader
         /// yet; the callers that joined wait here.
-        case reserved(waiting: [CheckedContinuation<Outcome?, Never>])
+        case reserved(waiting: [Waiter])
         /// Loading in the first caller's task; the callers that joined wait here.
-        case loading(waiting: [CheckedContinuation<Outcome?, Never>])
+        case loading(waiting: [Waiter])
         case completed(Outcome)
 
-        var waiting: [CheckedContinuation<Outcome?, Never>] {
+        var waiting: [Waiter] {
             switch self {
             case .reserved(let waiting), .loading(let waiting): waiting
             case .completed: []
             }
+        }
+    }
+
+    /// A joined caller waiting for one key's outcome: its place in a `JoinedLoads`.
+    private struct Waiter {
+        let join: JoinedLoads
+        let index: Int
+    }
+
+    /// The outcomes one caller waits for (a `join` of several keys, or one), filled in as their
+    /// loads end; the caller resumes when the last one is in. A class confined to the actor: a
+    /// caller joining many keys waits on one continuation, not one each.
+    private final class JoinedLoads {
+        private var outcomes: [Outcome?]
+        private var remaining: Int
+        private let continuation: CheckedContinuation<[Outcome?], Never>
+
+        init(count: Int, continuation: CheckedContinuation<[Outcome?], Never>) {
+            outcomes = Array(repeating: nil, count: count)
+            remaining = count
+            self.continuation = continuation
+            if count == 0 { continuation.resume(returning: []) }
+        }
+
+        func fill(_ index: Int, with outcome: Outcome?) {
+            outcomes[index] = outcome
+            remaining -= 1
+            if remaining == 0 { continuation.resume(returning: outcomes) }
         }
     }
 
@@ -129,27 +157,34 @@ public actor ImageLoader {
         for key in keys where entries[key] == nil { entries[key] = .reserved(waiting: []) }
     }
 
-    /// Joins the load of `key` without ever starting one: the outcome of the load reserved or
-    /// under way (waiting for it), or the outcome still held; nil, counting nothing, when the
-    /// loader holds nothing for `key` (never asked for, or evicted). A non-nil answer is a
-    /// memory hit.
-    public func join(_ key: CanonicalURL) async -> Outcome? {
-        guard entries[key] != nil else { return nil }
-        countMemoryHit()
-        return await outcome(of: key)
+    /// Joins the loads of `keys` without ever starting one, all in one turn of the actor: for
+    /// each key, in the order given, the outcome of the load reserved or under way (waited
+    /// for), or the outcome still held; nil, counting nothing, when the loader holds nothing
+    /// for it (never asked for, or evicted). Each non-nil answer is a memory hit.
+    public func join(_ keys: [CanonicalURL]) async -> [Outcome?] {
+        for key in keys where entries[key] != nil { countMemoryHit() }
+        return await outcomes(of: keys)
     }
 
-    /// The outcome of `key`'s load: at once when held, else when the load reserved or under
-    /// way ends; nil when there is none.
-    private func outcome(of key: CanonicalURL) async -> Outcome? {
-        if case .completed(let outcome) = entries[key] { return outcome }
-        return await withCheckedContinuation { continuation in
-            // Runs on this actor before any other turn: the entry is the one looked at above.
-            switch entries[key] {
-            case .reserved(let waiting): entries[key] = .reserved(waiting: waiting + [continuation])
-            case .loading(let waiting): entries[key] = .loading(waiting: waiting + [continuation])
-            case .completed(let outcome): continuation.resume(returning: outcome)
-            case nil: continuation.resume(returning: nil)
+    /// `join(_:)` of one key.
+    public func join(_ key: CanonicalURL) async -> Outcome? {
+        await join([key])[0]
+    }
+
+    /// The outcomes of `keys`' loads, each at once when held or absent (nil), else when the
+    /// load reserved or under way ends; returns when the last is in.
+    private func outcomes(of keys: [CanonicalURL]) async -> [Outcome?] {
+        await withCheckedContinuation { continuation in
+            // Runs on this actor before any other turn: the entries are the ones the caller saw.
+            let join = JoinedLoads(count: keys.count, continuation: continuation)
+            for (index, key) in keys.enumerated() {
+                let waiter = Waiter(join: join, index: index)
+                switch entries[key] {
+                case .reserved(let waiting): entries[key] = .reserved(waiting: waiting + [waiter])
+                case .loading(let waiting): entries[key] = .loading(waiting: waiting + [waiter])
+                case .completed(let outcome): join.fill(index, with: outcome)
+                case nil: join.fill(index, with: nil)
+                }
             }
         }
     }
@@ -163,7 +198,7 @@ public actor ImageLoader {
         switch entries[request.key] {
         case .completed, .loading:
             countMemoryHit()
-            if let outcome = await outcome(of: request.key) { return outcome }
+            if let outcome = await outcomes(of: [request.key])[0] { return outcome }
         case .reserved, nil:
             break
         }
@@ -177,7 +212,7 @@ public actor ImageLoader {
             }
         }
         let remembered = Self.remembered(outcome, for: request.key)
-        for continuation in entries[request.key]?.waiting ?? [] { continuation.resume(returning: remembered) }
+        for waiter in entries[request.key]?.waiting ?? [] { waiter.join.fill(waiter.index, with: remembered) }
         if request.probesFirst, outcome == .probed {
             // Only asked about, not loaded: a load of it later asks again.
             entries[request.key] = nil
@@ -225,7 +260,7 @@ public actor ImageLoader {
                 }
             }
             let remembered = Self.remembered(outcome, for: key)
-            for continuation in entries[key]?.waiting ?? [] { continuation.resume(returning: remembered) }
+            for waiter in entries[key]?.waiting ?? [] { waiter.join.fill(waiter.index, with: remembered) }
             entries[key] = .completed(remembered)
             completionOrder.append(key)
             results.append((key, outcome))

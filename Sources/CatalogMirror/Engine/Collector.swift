@@ -46,8 +46,8 @@ struct Collector {
         case crawl(Result<CrawlSummary, CrawlError>)
         /// The outcomes of one load or one revalidation batch.
         case loaded([(key: CanonicalURL, outcome: ImageLoader.Outcome)])
-        /// What a repeat of a key had from the loader (`ImageLoader.join`).
-        case joined(CanonicalURL, ImageLoader.Outcome?)
+        /// What a batch's repeats had from the loader (`ImageLoader.join`).
+        case joined(JoinAnswers)
         case streamEnded
     }
 
@@ -170,8 +170,8 @@ struct Collector {
     ) async {
         let loader = self.loader
         if !entries.isEmpty { await loader.reserve(entries.map(\.key)) }
-        // A repeat waits in a child task of its own: its load may be far from over.
-        for key in joins { group.addTask { .joined(key, await loader.join(key)) } }
+        // A batch's repeats wait in one child task: their loads may be far from over.
+        if !joins.isEmpty { group.addTask { .joined(JoinAnswers(await loader.join(joins))) } }
         guard !entries.isEmpty else { return }
         let found = await storage.lookup(entries.map(\.key))
         for part in machine.plan(entries, found: found, probing: probing) {
@@ -207,7 +207,7 @@ struct Collector {
         switch completion {
         case .crawl(let result): action = machine.crawlEnded(result, cancelled: Task.isCancelled)
         case .loaded(let outcomes): action = machine.loaded(outcomes)
-        case .joined(let key, let outcome): action = machine.joined(key, outcome: outcome)
+        case .joined(let answers): action = machine.joined(answers)
         case .streamEnded:
             machine.taskEnded()
             action = .none

@@ -132,6 +132,9 @@ struct CollectorStateMachine {
     private(set) var failure: MirrorError?
     /// Loads sent to the loader and not yet settled (a batch counts each of its keys).
     private(set) var inFlight = 0
+    /// Batches' joins sent to the loader and not yet answered: the counter streams end only
+    /// after them, so every memory hit is counted.
+    private(set) var joinsInFlight = 0
     /// The photos, when loads were kept back to the end of the crawl.
     private(set) var groups: PhotoGroups?
     /// Keys the last run found to be decoration.
@@ -141,7 +144,8 @@ struct CollectorStateMachine {
     /// Discoveries of origins whose robots.txt is being fetched, by origin, in the order found:
     /// the validator chain would wait for it, and every other origin's keys with it.
     private(set) var held: [String: [Discovery]] = [:]
-    /// Repeats that joined a load and got its outcome, and those that found nothing held.
+    /// Repeats that joined a load and got its outcome, and those that found nothing held
+    /// (`JoinAnswers`).
     private(set) var joinsAnswered = 0
     private(set) var joinsUnanswered = 0
 
@@ -228,11 +232,13 @@ struct CollectorStateMachine {
         }
     }
 
-    /// Ends the batch sighted: what to settle, join and load. Nothing is loaded once the
-    /// collection stops; the guesses that would have been settle at once.
+    /// Ends the batch sighted: what to settle, join (in one task, whose answers come back to
+    /// `joined`) and load. Nothing is loaded once the collection stops; the guesses that would
+    /// have been settle at once.
     mutating func batchTaken(cancelled: Bool) -> BatchAction {
         var action = batch
         batch = BatchAction()
+        if !action.joins.isEmpty { joinsInFlight += 1 }
         if failure != nil || cancelled {
             action.settledGuesses += action.load.count(where: \.settlesGuess)
             action.load = []
@@ -356,18 +362,15 @@ struct CollectorStateMachine {
         return action
     }
 
-    /// Takes the answer a repeat of `key` had from the loader: the outcome of the load it
-    /// joined, or nil when the loader held nothing for it (evicted). The key's entry takes its
-    /// outcome from the load itself; a store that failed under the joined load stops the run
-    /// as it does under the load.
-    mutating func joined(_ key: CanonicalURL, outcome: ImageLoader.Outcome?) -> CompletionAction {
+    /// Takes what a batch's repeats had from the loader (`JoinAnswers`). Their entries take
+    /// their outcomes from the loads themselves; a store that failed under a joined load stops
+    /// the run as it does under the load.
+    mutating func joined(_ answers: JoinAnswers) -> CompletionAction {
         mayRelease = true
-        guard let outcome else {
-            joinsUnanswered += 1
-            return .none
-        }
-        joinsAnswered += 1
-        guard case .storeFailed(let message) = outcome else { return .none }
+        joinsInFlight -= 1
+        joinsAnswered += answers.answered
+        joinsUnanswered += answers.unanswered
+        guard let message = answers.storeFailure else { return .none }
         failure = failure ?? .storage(message)
         return .cancelAll
     }
@@ -434,7 +437,8 @@ struct CollectorStateMachine {
                 phase = .loadingKeptBack(entries, next: end)
                 return .load(Array(entries[start..<end]))
             case .awaitingLoads:
-                if summary == nil || inFlight > 0, failure == nil || inFlight > 0, !exhausted { return .waitForCompletion }
+                let settling = inFlight > 0 || joinsInFlight > 0
+                if summary == nil || settling, failure == nil || settling, !exhausted { return .waitForCompletion }
                 phase = .draining
                 return .finishStreams
             case .draining:
@@ -471,6 +475,34 @@ struct CollectorStateMachine {
         progress.update {
             $0.accepted -= 1
             $0.rejected += 1
+        }
+    }
+}
+
+/// What a batch's repeats had from the loader (`ImageLoader.join`), summed up in the task that
+/// waited for it: the outcomes themselves are their loads', and a completion waiting to be taken
+/// in holds only this.
+struct JoinAnswers: Sendable, Equatable {
+    /// Repeats answered with their load's outcome (memory hits).
+    var answered = 0
+    /// Repeats of keys the loader no longer held (evicted): nothing was asked of anyone.
+    var unanswered = 0
+    /// The store's failure under a joined load, if any.
+    var storeFailure: String?
+
+    init(answered: Int = 0, unanswered: Int = 0, storeFailure: String? = nil) {
+        (self.answered, self.unanswered, self.storeFailure) = (answered, unanswered, storeFailure)
+    }
+
+    init(_ outcomes: [ImageLoader.Outcome?]) {
+        for outcome in outcomes {
+            switch outcome {
+            case nil: unanswered += 1
+            case .storeFailed(let message)?:
+                answered += 1
+                storeFailure = storeFailure ?? message
+            case _?: answered += 1
+            }
         }
     }
 }

@@ -100,8 +100,26 @@ struct CollectorStateMachineTests {
         // A rejected key's repeat joins nothing: it was never sent.
         #expect(second.joins.map(\.string) == ["http://h/b.png"])
         #expect(machine.catalog["http://h/a.png"]?.sightings.count == 2)
+        #expect(machine.joinsInFlight == 2)
         let counts = machine.progress.snapshot
         #expect(counts.keysFound == 3 && counts.accepted == 2 && counts.rejected == 1)
+
+        // The collection ends only when the loads and the joins have their answers, so every
+        // memory hit is counted before the counter streams end.
+        for part in machine.plan(first.load, found: [.none, .none], probing: false) { _ = machine.send(part.count) }
+        machine.streamEnded()
+        _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: false)
+        _ = machine.loaded(first.load.map { ($0.key, Self.image($0.key)) })
+        _ = machine.joined(JoinAnswers(answered: 1))
+        guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
+            Issue.record("the streams ended before a join was answered")
+            return
+        }
+        _ = machine.joined(JoinAnswers(answered: 1))
+        guard case .finishStreams = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
+            Issue.record("the streams did not end after the last join")
+            return
+        }
     }
 
     @Test("the window is never exceeded: a revalidation batch goes in parts no larger than it, each load waits for room")
@@ -384,15 +402,18 @@ struct CollectorStateMachineTests {
         #expect(cancelled.settledGuesses == 2 && cancelled.load.isEmpty)
     }
 
-    @Test("a joined repeat's answer is counted; a store failure under it stops the run")
+    @Test("joined repeats' answers are counted; a store failure under one stops the run")
     func joins() {
         var machine = Self.machine()
         let key = CanonicalURL("http://h/a.png")!
-        #expect(machine.joined(key, outcome: nil) == .none)
-        #expect(machine.joined(key, outcome: Self.image(key)) == .none)
-        #expect(machine.joinsAnswered == 1 && machine.joinsUnanswered == 1)
+        let answers = JoinAnswers([nil, Self.image(key), .failed(FetchFailure(.timeout, "timed out"))])
+        #expect(answers == JoinAnswers(answered: 2, unanswered: 1))
+        #expect(machine.joined(answers) == .none)
+        #expect(machine.joinsAnswered == 2 && machine.joinsUnanswered == 1)
         #expect(machine.failure == nil)
-        #expect(machine.joined(key, outcome: .storeFailed("disk full")) == .cancelAll)
+        let failed = JoinAnswers([.storeFailed("disk full"), .storeFailed("later")])
+        #expect(failed.storeFailure == "disk full")
+        #expect(machine.joined(failed) == .cancelAll)
         #expect(machine.failure == .storage("disk full"))
     }
 }

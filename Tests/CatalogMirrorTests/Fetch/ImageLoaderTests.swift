@@ -197,11 +197,13 @@ struct ImageLoaderTests {
         #expect(await loader.join(a) == nil)
         #expect(await loader.join(c) == nil)
         #expect(await loader.join(b) == outcome)
+        // A batch's repeats join in one call, each answered in the order given.
+        #expect(await loader.join([a, b, c, b]) == [nil, outcome, nil, outcome])
         #expect(source.calls.withLock { $0 } == [a.string, b.string])
         await loader.finishStreams()
         var last: Int?
         for await count in loader.memoryHits { last = count }
-        #expect(last == 1)
+        #expect(last == 3)
         var totals: ImageLoader.DownloadTotals?
         for await value in loader.downloads { totals = value }
         #expect(totals == ImageLoader.DownloadTotals(count: 2, bytes: 2 * Int64(png.count)))
