@@ -375,6 +375,33 @@ struct CollectorStateMachineTests {
         }
     }
 
+    @Test("a cancelled run loads nothing more, waits for the loads under way, and ends as cancelled")
+    func cancelled() {
+        var machine = Self.machine()
+        var chain = Chain()
+        let (action, _) = Self.take([Self.discovery("a.png")], machine: &machine, chain: &chain)
+        for part in machine.plan(action.load, found: [.none], probing: false) { _ = machine.send(part.count) }
+        let (after, sightings) = Self.take([Self.discovery("b.png")], machine: &machine, chain: &chain, cancelled: true)
+        #expect(sightings == [.skip] && after.load.isEmpty)
+        machine.streamEnded()
+        _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: true)
+        guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: true) else {
+            Issue.record("the load under way was not waited for")
+            return
+        }
+        _ = machine.loaded([(action.load[0].key, .failed(FetchFailure(.timeout, "cancelled")))])
+        guard case .finishStreams = machine.next(robotsKnown: { _ in true }, cancelled: true) else {
+            Issue.record("the streams did not end")
+            return
+        }
+        machine.groupEmptied()
+        guard case .finish(.failure(let failure)) = machine.next(robotsKnown: { _ in true }, cancelled: true) else {
+            Issue.record("the run did not end as cancelled")
+            return
+        }
+        #expect(failure == .cancelled)
+    }
+
     @Test("each guess settles once: at once when it loads nothing, with its load otherwise, at once when the run stops")
     func guesses() {
         var machine = Self.machine()
