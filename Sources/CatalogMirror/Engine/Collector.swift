@@ -47,7 +47,7 @@ struct Collector {
         /// The outcomes of one load or one revalidation batch.
         case loaded([(key: CanonicalURL, outcome: ImageLoader.Outcome)])
         /// What a batch's repeats had from the loader (`ImageLoader.join`).
-        case joined(JoinAnswers)
+        case joined(CollectorStateMachine.JoinAnswers)
         case streamEnded
     }
 
@@ -171,7 +171,7 @@ struct Collector {
         let loader = self.loader
         if !entries.isEmpty { await loader.reserve(entries.map(\.key)) }
         // A batch's repeats wait in one child task: their loads may be far from over.
-        if !joins.isEmpty { group.addTask { .joined(JoinAnswers(await loader.join(joins))) } }
+        if !joins.isEmpty { group.addTask { .joined(CollectorStateMachine.JoinAnswers(await loader.join(joins))) } }
         guard !entries.isEmpty else { return }
         let found = await storage.lookup(entries.map(\.key))
         for part in machine.plan(entries, found: found, probing: probing) {

@@ -110,12 +110,12 @@ struct CollectorStateMachineTests {
         machine.streamEnded()
         _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: false)
         _ = machine.loaded(first.load.map { ($0.key, Self.image($0.key)) })
-        _ = machine.joined(JoinAnswers(answered: 1))
+        _ = machine.joined(CollectorStateMachine.JoinAnswers(answered: 1))
         guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
             Issue.record("the streams ended before a join was answered")
             return
         }
-        _ = machine.joined(JoinAnswers(answered: 1))
+        _ = machine.joined(CollectorStateMachine.JoinAnswers(answered: 1))
         guard case .finishStreams = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
             Issue.record("the streams did not end after the last join")
             return
@@ -230,7 +230,7 @@ struct CollectorStateMachineTests {
             Issue.record("the guess is no load of its own")
             return
         }
-        #expect(request.probesFirst && request.isGuess && guess == GuessAnswer(linkedFrom: 0))
+        #expect(request.probesFirst && request.isGuess && guess == CollectorStateMachine.GuessAnswer(linkedFrom: 0))
         #expect(machine.send(1) == .send)
 
         machine.streamEnded()
@@ -415,8 +415,10 @@ struct CollectorStateMachineTests {
         #expect(action.settledGuesses == 2)
         #expect(Self.paths(action.load) == ["g.png", "shown.png"])
         let parts = machine.plan(action.load, found: [.none, .none], probing: false)
-        let answers = parts.map { part -> GuessAnswer? in if case .load(_, let guess) = part { guess } else { nil } }
-        #expect(answers == [GuessAnswer(linkedFrom: 4), nil])
+        let answers = parts.map { part -> CollectorStateMachine.GuessAnswer? in
+            if case .load(_, let guess) = part { guess } else { nil }
+        }
+        #expect(answers == [CollectorStateMachine.GuessAnswer(linkedFrom: 4), nil])
 
         // A batch taken while the run goes on loads its guess; one taken as the run stops loads
         // nothing, and settles its guesses (a new one and a repeat) at once.
@@ -433,12 +435,12 @@ struct CollectorStateMachineTests {
     func joins() {
         var machine = Self.machine()
         let key = CanonicalURL("http://h/a.png")!
-        let answers = JoinAnswers([nil, Self.image(key), .failed(FetchFailure(.timeout, "timed out"))])
-        #expect(answers == JoinAnswers(answered: 2, unanswered: 1))
+        let answers = CollectorStateMachine.JoinAnswers([nil, Self.image(key), .failed(FetchFailure(.timeout, "timed out"))])
+        #expect(answers == CollectorStateMachine.JoinAnswers(answered: 2, unanswered: 1))
         #expect(machine.joined(answers) == .none)
         #expect(machine.joinsAnswered == 2 && machine.joinsUnanswered == 1)
         #expect(machine.failure == nil)
-        let failed = JoinAnswers([.storeFailed("disk full"), .storeFailed("later")])
+        let failed = CollectorStateMachine.JoinAnswers([.storeFailed("disk full"), .storeFailed("later")])
         #expect(failed.storeFailure == "disk full")
         #expect(machine.joined(failed) == .cancelAll)
         #expect(machine.failure == .storage("disk full"))
