@@ -4,17 +4,20 @@ import MirrorStore
 
 /// Loads images for the mirror: memory cache → disk (the store) → download.
 ///
-/// Concurrent requests for one key share one load: the entry is recorded as in progress before
-/// the first suspension point, so a second caller finds it and waits for the first caller's
-/// result; the server never sees duplicate requests. The load runs in the first caller's task
-/// (the engine's worker), not in a task of its own: one task per image, not two. The memory
-/// cache holds outcomes (small records, never image bytes) and is bounded: the oldest completed
+/// Concurrent requests for one key share one load: the entry is recorded as under way before
+/// the first suspension point (or earlier, by `reserve(_:)`, before the caller spawns the task
+/// that loads it), so a second caller finds it and waits for the first caller's outcome; the
+/// server never sees duplicate requests. The load runs in the first caller's task (the
+/// collector's child task), not in a task of its own: one task per image, not two. The memory
+/// holds outcomes (small records, never image bytes) and is bounded: the oldest completed
 /// entries are evicted first.
 ///
-/// A memory hit is a request answered here without the disk or the network: joined to a load
-/// under way, or answered with a completed outcome. In a sync, the validator chain decides that
-/// a repeated sighting of a key is a `.duplicate`; the engine then asks `answerFromMemory(_:loading:)`,
-/// which is where the run's memory hits come from.
+/// A memory hit is a request answered here without the disk or the network: a `load` or `join`
+/// of a key whose load is under way (it waits for that load's outcome), or whose outcome is
+/// still held. In a sync, the validator chain decides that a repeated sighting of a key is a
+/// `.duplicate`, and the collector `join`s the key's load with it: that is where the run's
+/// memory hits come from. A join never starts a load: a key whose outcome was evicted, or that
+/// nobody reserved or loaded, answers nil and counts nothing.
 public actor ImageLoader {
     /// How a load ended.
     public enum Outcome: Sendable, Equatable {
@@ -40,16 +43,57 @@ public actor ImageLoader {
     }
 
     private enum Entry {
+        /// Reserved (`reserve(_:)`): the load that will do the work has not reached the loader
+        /// yet; the callers that joined wait here.
+        case reserved(waiting: [Waiter])
         /// Loading in the first caller's task; the callers that joined wait here.
-        case inProgress(waiting: [CheckedContinuation<Outcome, Never>])
+        case loading(waiting: [Waiter])
         case completed(Outcome)
+
+        var waiting: [Waiter] {
+            switch self {
+            case .reserved(let waiting), .loading(let waiting): waiting
+            case .completed: []
+            }
+        }
     }
 
-    /// Running count of memory hits (a request answered from, or joined to, an entry here),
-    /// published at most every 50 ms and when the stream ends.
+    /// A joined caller waiting for one key's outcome: its place in a `JoinedLoads`.
+    private struct Waiter {
+        let join: JoinedLoads
+        let index: Int
+    }
+
+    /// The outcomes one caller waits for (a `join` of several keys, or one), filled in as their
+    /// loads end; the caller resumes when the last one is in. A class confined to the actor: a
+    /// caller joining many keys waits on one continuation, not one each.
+    private final class JoinedLoads {
+        private var outcomes: [Outcome?]
+        private var remaining: Int
+        private let continuation: CheckedContinuation<[Outcome?], Never>
+
+        init(count: Int, continuation: CheckedContinuation<[Outcome?], Never>) {
+            outcomes = Array(repeating: nil, count: count)
+            remaining = count
+            self.continuation = continuation
+            if count == 0 { continuation.resume(returning: []) }
+        }
+
+        func fill(_ index: Int, with outcome: Outcome?) {
+            outcomes[index] = outcome
+            remaining -= 1
+            if remaining == 0 { continuation.resume(returning: outcomes) }
+        }
+    }
+
+    /// Running count of memory hits: `load`s and `join`s of a key that was reserved, loading
+    /// or held completed here, each answered with that load's outcome and nothing asked of the
+    /// store or the source. Published at most every 50 ms and when the stream ends.
     public nonisolated let memoryHits: AsyncStream<Int>
-    /// Running totals of completed downloads, published at most every 50 ms and when the
-    /// stream ends.
+    /// Running totals of downloads: image bodies received and checked (`Download.file`) that
+    /// the store took (staged, or dropped for the stored file it is byte for byte), and their
+    /// bytes; 304s, pages, probes, failures and bodies the store could not take are not
+    /// downloads. Published at most every 50 ms and when the stream ends.
     public nonisolated let downloads: AsyncStream<DownloadTotals>
     private nonisolated let memoryHitsContinuation: AsyncStream<Int>.Continuation
     private var memoryHitCount = CountStream()
@@ -68,9 +112,10 @@ public actor ImageLoader {
     private let source: any ImageSource
     private let capacity: Int
     private let now: @Sendable () -> Date
-    /// Loads under way (coalescing: a second request for a key joins the first) and the latest
-    /// outcomes (a memory hit), bounded by `capacity`. Not a record of the keys this run has
-    /// seen: that is `DuplicateRule`'s, and the engine asks for each key once.
+    /// Loads reserved or under way (coalescing: a second request for a key joins the first) and
+    /// the latest outcomes (a memory hit), the completed ones bounded by `capacity`. Not a
+    /// record of the keys this run has seen: that is `DuplicateRule`'s, and the collector loads
+    /// each key once.
     private var entries: [CanonicalURL: Entry] = [:]
     /// Completed keys, oldest first, for eviction; `evictionHead` skips the consumed prefix.
     private var completionOrder: [CanonicalURL] = []
@@ -81,8 +126,9 @@ public actor ImageLoader {
     /// - Parameters:
     ///   - storage: the mirror's store: stored copies are revalidated, new bytes staged there.
     ///   - source: where images come from (HTTP, or a probe for a dry run).
-    ///   - capacity: completed outcomes kept in memory. Default: 512 (the engine loads each key once;
-    ///     the cache serves repeated loads close together, and each entry costs memory per key).
+    ///   - capacity: completed outcomes kept in memory. Default: 512 (the collector loads each key
+    ///     once; the memory answers repeated sightings close together, and each entry costs
+    ///     memory per key).
     ///   - now: the clock for `firstSeen`/`lastChecked`. Default: the system clock.
     public init(
         storage: DiskStorage, source: any ImageSource, capacity: Int = 512,
@@ -103,29 +149,61 @@ public actor ImageLoader {
         downloadsContinuation.finish()
     }
 
-    /// Loads `request.key`, joining a load already under way for it.
+    /// Records `keys` as under way, before the caller spawns the tasks that load them, so that a
+    /// `join` of one of them waits for its load whichever task reaches the loader first. A key
+    /// already under way or held is left as it is. Every key reserved must then be loaded
+    /// (`load` or `revalidate`): its joiners wait for that load.
+    public func reserve(_ keys: [CanonicalURL]) {
+        for key in keys where entries[key] == nil { entries[key] = .reserved(waiting: []) }
+    }
+
+    /// Joins the loads of `keys` without ever starting one, all in one turn of the actor: for
+    /// each key, in the order given, the outcome of the load reserved or under way (waited
+    /// for), or the outcome still held; nil, counting nothing, when the loader holds nothing
+    /// for it (never asked for, or evicted). Each non-nil answer is a memory hit.
+    public func join(_ keys: [CanonicalURL]) async -> [Outcome?] {
+        for key in keys where entries[key] != nil { countMemoryHit() }
+        return await outcomes(of: keys)
+    }
+
+    /// `join(_:)` of one key.
+    public func join(_ key: CanonicalURL) async -> Outcome? {
+        await join([key])[0]
+    }
+
+    /// The outcomes of `keys`' loads, each at once when held or absent (nil), else when the
+    /// load reserved or under way ends; returns when the last is in.
+    private func outcomes(of keys: [CanonicalURL]) async -> [Outcome?] {
+        await withCheckedContinuation { continuation in
+            // Runs on this actor before any other turn: the entries are the ones the caller saw.
+            let join = JoinedLoads(count: keys.count, continuation: continuation)
+            for (index, key) in keys.enumerated() {
+                let waiter = Waiter(join: join, index: index)
+                switch entries[key] {
+                case .reserved(let waiting): entries[key] = .reserved(waiting: waiting + [waiter])
+                case .loading(let waiting): entries[key] = .loading(waiting: waiting + [waiter])
+                case .completed(let outcome): join.fill(index, with: outcome)
+                case nil: join.fill(index, with: nil)
+                }
+            }
+        }
+    }
+
+    /// Loads `request.key`, joining a load already under way for it, or doing the load
+    /// reserved for it (`reserve(_:)`).
     ///
     /// The first caller does the work in its own task; cancelling it ends the load (the joined
     /// callers get the same, cancelled, outcome).
     public func load(_ request: ImageRequest) async -> Outcome {
-        if let entry = entries[request.key] {
+        switch entries[request.key] {
+        case .completed, .loading:
             countMemoryHit()
-            switch entry {
-            case .completed(let outcome):
-                return outcome
-            case .inProgress:
-                return await withCheckedContinuation { continuation in
-                    // Still in progress: nothing ran between the lookup above and this closure.
-                    if case .inProgress(let waiting) = entries[request.key] {
-                        entries[request.key] = .inProgress(waiting: waiting + [continuation])
-                    } else if case .completed(let outcome) = entries[request.key] {
-                        continuation.resume(returning: outcome)
-                    }
-                }
-            }
+            if let outcome = await outcomes(of: [request.key])[0] { return outcome }
+        case .reserved, nil:
+            break
         }
         // Recorded before the first await below: a concurrent caller joins this load.
-        entries[request.key] = .inProgress(waiting: [])
+        entries[request.key] = .loading(waiting: entries[request.key]?.waiting ?? [])
         let (outcome, downloaded) = await Self.resolve(request, storage: storage, source: source, now: now)
         if let downloaded {
             downloadTotals.update {
@@ -134,9 +212,7 @@ public actor ImageLoader {
             }
         }
         let remembered = Self.remembered(outcome, for: request.key)
-        if case .inProgress(let waiting) = entries[request.key] {
-            for continuation in waiting { continuation.resume(returning: remembered) }
-        }
+        for waiter in entries[request.key]?.waiting ?? [] { waiter.join.fill(waiter.index, with: remembered) }
         if request.probesFirst, outcome == .probed {
             // Only asked about, not loaded: a load of it later asks again.
             entries[request.key] = nil
@@ -159,16 +235,18 @@ public actor ImageLoader {
     /// looked them up with one query: `ImageRequest.stored`), asked of the source together
     /// (`ImageSource.revalidate`), their 304s confirmed with one call to the store. One actor
     /// turn records them all in flight, one records them all done; a key already in memory is
-    /// answered from it as `load` would. Returns each key's outcome, in no particular order.
+    /// answered from it as `load` would, and a key reserved is revalidated here. Returns each
+    /// key's outcome, in no particular order.
     public func revalidate(_ requests: [ImageRequest]) async -> [(key: CanonicalURL, outcome: Outcome)] {
         var fresh: [ImageRequest] = []
         var known: [ImageRequest] = []
         for request in requests {
-            if entries[request.key] != nil {
+            switch entries[request.key] {
+            case .loading, .completed:
                 known.append(request)
-            } else {
+            case .reserved, nil:
                 // Recorded before the first await below: a concurrent caller joins this load.
-                entries[request.key] = .inProgress(waiting: [])
+                entries[request.key] = .loading(waiting: entries[request.key]?.waiting ?? [])
                 fresh.append(request)
             }
         }
@@ -182,9 +260,7 @@ public actor ImageLoader {
                 }
             }
             let remembered = Self.remembered(outcome, for: key)
-            if case .inProgress(let waiting) = entries[key] {
-                for continuation in waiting { continuation.resume(returning: remembered) }
-            }
+            for waiter in entries[key]?.waiting ?? [] { waiter.join.fill(waiter.index, with: remembered) }
             entries[key] = .completed(remembered)
             completionOrder.append(key)
             results.append((key, outcome))
@@ -248,19 +324,6 @@ public actor ImageLoader {
         return results
     }
 
-    /// Answers a repeated request for `key` from memory, without waiting: true (a memory hit)
-    /// when a load of it is under way or its outcome is still held. The engine asks this for a
-    /// key the validator chain found to be a duplicate of one already sent here; false means
-    /// the outcome was evicted, and the caller (which keeps every key's outcome) needs nothing.
-    /// `loading`: the caller has asked for the key and not yet had its outcome, so the repeat
-    /// joins that load even if the load's task has not reached this actor yet.
-    @discardableResult
-    public func answerFromMemory(_ key: CanonicalURL, loading: Bool = false) -> Bool {
-        guard loading || entries[key] != nil else { return false }
-        countMemoryHit()
-        return true
-    }
-
     private func countMemoryHit() {
         memoryHitCount.increment()
     }
@@ -322,9 +385,10 @@ public actor ImageLoader {
         }
     }
 
-    /// Empties the memory cache; loads under way finish and are not remembered.
+    /// Empties the memory of completed outcomes; loads reserved or under way stay, and their
+    /// outcomes are held when they end.
     public func clear() {
-        entries = entries.filter { if case .inProgress = $0.value { return true } else { return false } }
+        entries = entries.filter { if case .completed = $0.value { return false } else { return true } }
         completionOrder = []
         evictionHead = 0
     }

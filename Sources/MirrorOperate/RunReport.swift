@@ -46,11 +46,13 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var keys: Int
     /// Items in the manifest.
     public var published: Int
-    /// Images fetched over the network in this run.
+    /// Image bodies received, checked and staged in this run (one the store already held
+    /// byte for byte too: its copy is kept); 304s are not downloads.
     public var downloaded: Int
-    /// Requests for a key answered by a download already made or under way in this run.
+    /// Repeated sightings of a key answered by the loader from that key's load, under way or
+    /// still held in its memory (`ImageLoader.memoryHits`), without the store or the network.
     public var memoryHits: Int
-    /// Keys answered from a stored file: found current on revalidation (a 304, or identical bytes).
+    /// Keys whose stored file a 304 confirmed current (`DiskStorage.diskHits`).
     public var diskHits: Int
     /// Bytes of image bodies received in this run.
     public var bytesDownloaded: Int64

@@ -29,8 +29,9 @@ import MirrorEmbedded
     public nonisolated let layout: MirrorLayout
     /// When true (`--dry-run`) nothing on disk is created, changed or removed.
     public nonisolated let readOnly: Bool
-    /// Running count of disk hits (a key answered from a stored file: unchanged on
-    /// revalidation), published at most every 50 ms and when the stream ends.
+    /// Running count of disk hits: keys whose stored file a 304 confirmed current (`confirm`,
+    /// once per key confirmed; a body identical to the stored file is a download, not a
+    /// hit). Published at most every 50 ms and when the stream ends.
     public nonisolated let diskHits: AsyncStream<Int>
     private var hitCount = CountStream()
 

@@ -22,6 +22,10 @@ import MirrorValidate
 /// A key the crawl only guessed to be an image (`ImageReference.isGuess`) is loaded at once,
 /// whatever waits for the end of the crawl, and settles its guess with the crawler
 /// (`GuessedPages`): the crawler reads the pages such keys turn out to be.
+///
+/// Every decision (what is held, loaded, kept back, when the window is full, when the
+/// collection is over) is `CollectorStateMachine`'s; this type only does what it answers: runs
+/// the chain, asks the store and the loader, and feeds what comes back to it.
 struct Collector {
     let configuration: MirrorConfiguration
     let progress: ProgressBoard
@@ -34,7 +38,7 @@ struct Collector {
     /// no `--rate`); otherwise each is a load of its own.
     let revalidatesInBatches: Bool
     /// robots.txt of every origin, when it is honoured: keys of an origin not known yet are
-    /// held until it is (`hold`). Default: nil.
+    /// held until it is (`CollectorStateMachine.sight`). Default: nil.
     var robots: RobotsCache? = nil
 
     /// What a child task of the collection reports.
@@ -42,6 +46,8 @@ struct Collector {
         case crawl(Result<CrawlSummary, CrawlError>)
         /// The outcomes of one load or one revalidation batch.
         case loaded([(key: CanonicalURL, outcome: ImageLoader.Outcome)])
+        /// What a batch's repeats had from the loader (`ImageLoader.join`).
+        case joined(CollectorStateMachine.JoinAnswers)
         case streamEnded
     }
 
@@ -55,108 +61,17 @@ struct Collector {
         var groups: PhotoGroups?
     }
 
-    /// What the collection holds as it goes.
-    private struct State {
-        /// Every key seen, by its text: a `CanonicalURL` is 48 bytes, and this table's empty
-        /// slots would be that large too, for every key of the run. It does not decide whether a key was
-        /// seen: an entry is made when the chain's `DuplicateRule` calls a key new, and a repeat's
-        /// entry is found because the rule called it `.duplicate` (`admit`).
-        var catalog: [String: CatalogEntry] = [:]
-        var summary: CrawlSummary?
-        var failure: MirrorError?
-        /// Loads sent to the loader and not yet settled (a batch counts each of its keys).
-        var inFlight = 0
-        var groups: PhotoGroups?
-        /// Keys the last run found to be decoration.
-        var previousDecorations: Set<CanonicalURL> = []
-        /// Accepted keys held until the crawl is over (`isDecoration`, or decoration last run).
-        var suspects: [CatalogEntry] = []
-        /// Discoveries of origins whose robots.txt is being fetched, by origin, in the order
-        /// found: the validator chain would wait for it, and every other origin's keys with it.
-        var held: [String: [Discovery]] = [:]
-
-        /// The held discoveries whose origin's robots.txt is known now, in the order found.
-        mutating func release(_ robots: RobotsCache?) -> [Discovery] {
-            guard let robots, !held.isEmpty else { return [] }
-            var released: [Discovery] = []
-            for (origin, discoveries) in held.sorted(by: { $0.key < $1.key })
-            where discoveries.first.map({ robots.fetchedPolicy(for: $0.key) != nil }) ?? true {
-                released += discoveries
-                held[origin] = nil
-            }
-            return released
-        }
+    /// The run's settings, as the state machine needs them.
+    private var settings: CollectorStateMachine.Settings {
+        CollectorStateMachine.Settings(
+            window: window, revalidatesInBatches: revalidatesInBatches,
+            defersDownloads: configuration.crawl.variants == .largest, dryRun: configuration.dryRun,
+            findsDecorations: configuration.validation.include.isEmpty)
     }
 
-    /// With --variants largest, which rendition of a photo is the largest is known only when
-    /// every page has been read: downloads wait for the end of the crawl.
-    private var deferDownloads: Bool { configuration.crawl.variants == .largest }
-
-    /// Takes one batch of discoveries: each through the chain (or held while its origin's
-    /// robots.txt is fetched), the accepted ones loaded, held until the crawl is over, or
-    /// settled as guesses that load nothing.
-    private func take(
-        _ batch: [Discovery], state: inout State, group: inout TaskGroup<Completion>, guesses: GuessedPages,
-        batches: DiscoveryBatches
-    ) async {
-        var ready: [CatalogEntry] = []
-        // Guesses of this batch that load nothing of their own: settled at once.
-        var settled = 0
-        for discovery in batch {
-            let isGuess = discovery.reference.isGuess
-            if state.failure != nil || Task.isCancelled {
-                if isGuess { settled += 1 }
-                continue
-            }
-            if hold(discovery, state: &state, group: &group, batches: batches) { continue }
-            guard let entry = await admit(discovery, into: &state), entry.verdict == .accepted else {
-                if isGuess { settled += 1 }
-                continue
-            }
-            if isGuess {
-                // Whether it is an image or a page only its answer says; the crawler waits for
-                // it, so it is loaded now, whatever else waits.
-                entry.settlesGuess = true
-                entry.isSentToLoader = true
-                ready.append(entry)
-            } else if deferDownloads {
-                continue
-            } else if discovery.reference.isDecoration || state.previousDecorations.contains(discovery.key) {
-                state.suspects.append(entry)
-            } else {
-                // Sent with this batch: a repeat of it from here on joins its load.
-                entry.isSentToLoader = true
-                ready.append(entry)
-            }
-        }
-        guesses.settle(settled)
-        guard !ready.isEmpty else { return }
-        guard state.failure == nil, !Task.isCancelled else {
-            guesses.settle(ready.count(where: \.settlesGuess))
-            return
-        }
-        // Guesses that wait with the rest for the end of the crawl are asked about with HEAD.
-        await load(ready, state: &state, group: &group, guesses: guesses, probing: deferDownloads)
-    }
-
-    /// Holds `discovery` when its origin's robots.txt is not known yet (starting its fetch in a
-    /// child task, which wakes the collection when it ends); true when held. So one origin's
-    /// robots.txt, slow or unreachable, keeps only that origin's keys waiting.
-    private func hold(
-        _ discovery: Discovery, state: inout State, group: inout TaskGroup<Completion>, batches: DiscoveryBatches
-    ) -> Bool {
-        guard let robots, robots.fetchedPolicy(for: discovery.key) == nil else { return false }
-        let origin = discovery.key.origin
-        if state.held[origin] == nil {
-            let key = discovery.key
-            group.addTask {
-                _ = await robots.policy(for: key)
-                await batches.wake()
-                return .streamEnded
-            }
-        }
-        state.held[origin, default: []].append(discovery)
-        return true
+    /// Whether the robots.txt of `key`'s origin is known (always, when it is not honoured).
+    private func robotsKnown(_ key: CanonicalURL) -> Bool {
+        robots.map { $0.fetchedPolicy(for: key) != nil } ?? true
     }
 
     /// Crawls from `start` with `crawler`, validating and loading as keys arrive; returns the
@@ -182,60 +97,122 @@ struct Collector {
             }
             forwardCounters(into: &group)
 
-            var state = State()
-            // Images marked as decoration, or found to be decoration by the last run, wait for
-            // the end of the crawl too: only then is it known whether they are (and a
-            // decoration is never requested again).
-            state.previousDecorations = Set(
+            let previousDecorations = Set(
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
+            var machine = CollectorStateMachine(
+                settings: settings, previousDecorations: previousDecorations, progress: progress,
+                logger: configuration.logger)
             for await batch in batches {
-                // An empty batch is a wake-up: an origin's robots.txt is known (`hold`).
-                await take(batch + state.release(robots), state: &state, group: &group, guesses: guesses, batches: batches)
+                // An empty batch is a wake-up: an origin's robots.txt is known (`take`).
+                let discoveries = batch + machine.release(robotsKnown: robotsKnown)
+                await take(discoveries, machine: &machine, group: &group, guesses: guesses, batches: batches)
             }
-            // Keys of origins whose robots.txt is still on its way are taken as it arrives.
-            while !state.held.isEmpty, state.failure == nil, let completion = await group.next() {
-                settle(completion, state: &state, group: &group)
-                await take(state.release(robots), state: &state, group: &group, guesses: guesses, batches: batches)
-            }
-            if deferDownloads || !state.suspects.isEmpty, state.failure == nil, !Task.isCancelled {
-                while state.summary == nil, state.failure == nil, let completion = await group.next() {
-                    settle(completion, state: &state, group: &group)
-                }
-                // The guesses loaded while the others waited: which are images, which pages,
-                // must be known before the largest rendition of each photo is chosen.
-                while deferDownloads, state.inFlight > 0, state.failure == nil, let completion = await group.next() {
-                    settle(completion, state: &state, group: &group)
-                }
-                if let summary = state.summary, state.failure == nil {
-                    let groups = PhotoGroups(
-                        entries: state.catalog.values, summary: summary,
-                        findsDecorations: configuration.validation.include.isEmpty)
-                    state.groups = groups
-                    let waiting = reconsider(
-                        deferDownloads ? Array(state.catalog.values) : state.suspects, groups: groups,
-                        deferDownloads: deferDownloads)
-                    for start in stride(from: 0, to: waiting.count, by: 512) {
-                        await load(
-                            Array(waiting[start..<min(start + 512, waiting.count)]), state: &state, group: &group,
-                            guesses: guesses)
+            machine.streamEnded()
+            while true {
+                switch machine.next(robotsKnown: robotsKnown, cancelled: Task.isCancelled) {
+                case .take(let discoveries):
+                    await take(discoveries, machine: &machine, group: &group, guesses: guesses, batches: batches)
+                case .waitForCompletion:
+                    if let completion = await group.next() {
+                        settle(completion, machine: &machine, group: &group)
+                    } else {
+                        machine.groupEmptied()
                     }
+                case .load(let entries):
+                    await load(entries, probing: false, machine: &machine, group: &group, guesses: guesses)
+                case .finishStreams:
+                    await loader.finishStreams()
+                    await storage.finishStreams()
+                case .finish(let result):
+                    return result
                 }
             }
-            // The crawl is over; wait for the loads, then let the counter streams end.
-            while state.summary == nil || state.inFlight > 0, state.failure == nil || state.inFlight > 0,
-                let completion = await group.next()
-            {
-                settle(completion, state: &state, group: &group)
-            }
-            await loader.finishStreams()
-            await storage.finishStreams()
-            while let completion = await group.next() { settle(completion, state: &state, group: &group) }
-
-            if Task.isCancelled && state.failure == nil { state.failure = .cancelled }
-            if let failure = state.failure { return .failure(failure) }
-            return .success(
-                Collected(catalog: Array(state.catalog.values), summary: state.summary ?? CrawlSummary(), groups: state.groups))
         }
+    }
+
+    /// Sights each of `discoveries`: through the chain, or held while its origin's robots.txt
+    /// is fetched (in a child task, which wakes the collection when it ends); then settles,
+    /// joins and loads what the batch asks for.
+    private func take(
+        _ discoveries: [Discovery], machine: inout CollectorStateMachine, group: inout TaskGroup<Completion>,
+        guesses: GuessedPages, batches: DiscoveryBatches
+    ) async {
+        for discovery in discoveries {
+            let known = robotsKnown(discovery.key)
+            switch machine.sight(discovery, robotsKnown: known, cancelled: Task.isCancelled) {
+            case .skip:
+                break
+            case .hold(let fetchesRobots):
+                guard fetchesRobots, let robots else { break }
+                let key = discovery.key
+                group.addTask {
+                    _ = await robots.policy(for: key)
+                    await batches.wake()
+                    return .streamEnded
+                }
+            case .validate(let candidate):
+                machine.validated(discovery, verdict: await chain.handle(candidate))
+            }
+        }
+        let action = machine.batchTaken(cancelled: Task.isCancelled)
+        guesses.settle(action.settledGuesses)
+        await load(
+            action.load, probing: action.probing, joins: action.joins, machine: &machine, group: &group, guesses: guesses)
+    }
+
+    /// Loads `entries`: reserved in the loader (so `joins`, repeats of keys sent, join their
+    /// loads whichever task reaches the loader first), looked up in the store with one query,
+    /// and sent a part at a time as the window has room. An entry that settles a guess settles
+    /// it in `guesses` when its load ends, with the page it found, if any.
+    private func load(
+        _ entries: [CatalogEntry], probing: Bool, joins: [CanonicalURL] = [], machine: inout CollectorStateMachine,
+        group: inout TaskGroup<Completion>, guesses: GuessedPages
+    ) async {
+        let loader = self.loader
+        if !entries.isEmpty { await loader.reserve(entries.map(\.key)) }
+        // A batch's repeats wait in one child task: their loads may be far from over.
+        if !joins.isEmpty { group.addTask { .joined(CollectorStateMachine.JoinAnswers(await loader.join(joins))) } }
+        guard !entries.isEmpty else { return }
+        let found = await storage.lookup(entries.map(\.key))
+        for part in machine.plan(entries, found: found, probing: probing) {
+            while case .waitForCompletion = machine.send(part.count) {
+                guard let completion = await group.next() else {
+                    _ = machine.send(part.count, force: true)
+                    break
+                }
+                settle(completion, machine: &machine, group: &group)
+            }
+            switch part {
+            case .revalidate(let requests, let settling):
+                group.addTask {
+                    let outcomes = await loader.revalidate(requests)
+                    guesses.settle(settling)
+                    return .loaded(outcomes)
+                }
+            case .load(let request, let guess):
+                group.addTask {
+                    let outcome = await loader.load(request)
+                    if let guess { guesses.settle(1, page: guess.page(outcome, key: request.key)) }
+                    return .loaded([(request.key, outcome)])
+                }
+            }
+        }
+    }
+
+    /// Takes in what a child task reports.
+    private func settle(
+        _ completion: Completion, machine: inout CollectorStateMachine, group: inout TaskGroup<Completion>
+    ) {
+        let action: CollectorStateMachine.CompletionAction
+        switch completion {
+        case .crawl(let result): action = machine.crawlEnded(result, cancelled: Task.isCancelled)
+        case .loaded(let outcomes): action = machine.loaded(outcomes)
+        case .joined(let answers): action = machine.joined(answers)
+        case .streamEnded:
+            machine.taskEnded()
+            action = .none
+        }
+        if action == .cancelAll { group.cancelAll() }
     }
 
     /// The loader's and the store's counters, forwarded to the progress board until their
@@ -259,174 +236,5 @@ struct Collector {
             }
             return .streamEnded
         }
-    }
-
-    /// Puts `discovery` through the chain: a repeat adds what this sighting says to its entry
-    /// (and, when its load is under way, joins it in the loader's memory); a new key gets an
-    /// entry with its verdict, which is returned.
-    private func admit(_ discovery: Discovery, into state: inout State) async -> CatalogEntry? {
-        let reference = discovery.reference
-        let candidate = Candidate(
-            key: discovery.key, declaredLength: reference.declaredLength, declaredType: reference.declaredType)
-        let verdict = await chain.handle(candidate)
-        if verdict == .duplicate, let entry = state.catalog[discovery.key.string] {
-            entry.merge(reference)
-            entry.see(discovery)
-            if entry.verdict == .accepted, entry.isSentToLoader {
-                // Not settled yet (sent, or to be sent with this batch): the repeat joins the
-                // load, whether or not its task has reached the loader.
-                await loader.answerFromMemory(entry.key, loading: entry.outcome == nil)
-            }
-            return nil
-        }
-        let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
-        entry.see(discovery)
-        state.catalog[discovery.key.string] = entry
-        configuration.logger.verdict(verdict, for: discovery.key, guess: reference.isGuess)
-        progress.update {
-            $0.keysFound += 1
-            if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
-        }
-        return entry
-    }
-
-    /// Loads `entries`: looked up in the store with one query, those with stored validators
-    /// revalidated as one batch when the source allows it, every other one on its own; never
-    /// more than `window` in flight. An entry that settles a guess settles it in `guesses` when
-    /// its load ends, with the page it found, if any.
-    ///
-    /// With `probing`, guesses are asked about with HEAD (`ImageRequest.probesFirst`): their
-    /// bodies wait, as every other download does, until the largest rendition of each photo
-    /// is known (`--variants largest`).
-    private func load(
-        _ entries: [CatalogEntry], state: inout State, group: inout TaskGroup<Completion>, guesses: GuessedPages,
-        probing: Bool = false
-    ) async {
-        let found = await storage.lookup(entries.map(\.key))
-        var batch: [(request: ImageRequest, settlesGuess: Bool)] = []
-        var single: [(request: ImageRequest, guess: GuessAnswer?)] = []
-        for (entry, stored) in zip(entries, found) {
-            entry.isSentToLoader = true
-            var request = ImageRequest(key: entry.key, title: entry.title, declaredLength: entry.declaredLength)
-            request.stored = stored
-            // A key that answered with an image on an earlier run is shown, guessed or not.
-            if case .stored = stored { entry.isShown = true }
-            request.isGuess = !entry.isShown
-            request.probesFirst = probing && !configuration.dryRun
-            if revalidatesInBatches, case .stored(let image) = stored, image.etag != nil || image.lastModified != nil {
-                batch.append((request, entry.settlesGuess))
-            } else {
-                let guess = entry.settlesGuess ? GuessAnswer(linkedFrom: entry.sightings.first?.document ?? 0) : nil
-                single.append((request, guess))
-            }
-        }
-        // A batch takes its keys' share of the window, a part at a time when the window is small.
-        var start = 0
-        while start < batch.count {
-            let part = Array(batch[start..<min(start + window, batch.count)])
-            start += part.count
-            while state.inFlight + part.count > window, let completion = await group.next() {
-                settle(completion, state: &state, group: &group)
-            }
-            state.inFlight += part.count
-            let loader = self.loader
-            let requests = part.map(\.request)
-            // Stored keys are images, never pages: their guesses settle with nothing found.
-            let settling = part.count(where: \.settlesGuess)
-            group.addTask {
-                let outcomes = await loader.revalidate(requests)
-                guesses.settle(settling)
-                return .loaded(outcomes)
-            }
-        }
-        for (request, guess) in single {
-            while state.inFlight >= window, let completion = await group.next() {
-                settle(completion, state: &state, group: &group)
-            }
-            state.inFlight += 1
-            let loader = self.loader
-            group.addTask {
-                let outcome = await loader.load(request)
-                if let guess { guesses.settle(1, page: guess.page(outcome, key: request.key)) }
-                return .loaded([(request.key, outcome)])
-            }
-        }
-    }
-
-    /// What a load that settles a guess hands the crawler: the page the key turned out to be.
-    private struct GuessAnswer: Sendable {
-        /// The document that first named the key.
-        var linkedFrom: Int
-
-        func page(_ outcome: ImageLoader.Outcome, key: CanonicalURL) -> GuessedPages.Found? {
-            guard case .page(let document) = outcome else { return nil }
-            return GuessedPages.Found(key: key, document: document, linkedFrom: linkedFrom)
-        }
-    }
-
-    /// Takes in what a child task reports.
-    private func settle(_ completion: Completion, state: inout State, group: inout TaskGroup<Completion>) {
-        switch completion {
-        case .crawl(.success(let result)):
-            state.summary = result
-            progress.update { $0.crawlFinishedAt = Date() }
-        case .crawl(.failure(let error)):
-            state.failure = state.failure ?? (Task.isCancelled ? .cancelled : .sourceUnavailable(error.message))
-            group.cancelAll()
-        case .loaded(let outcomes):
-            for (key, outcome) in outcomes {
-                state.inFlight -= 1
-                let entry = state.catalog[key.string]
-                let isShown = entry?.isShown ?? true
-                configuration.logger.outcome(outcome, for: key, guess: !isShown)
-                entry?.outcome = CatalogEntry.Outcome(outcome)
-                switch outcome {
-                case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy && isShown:
-                    progress.update { $0.failed += 1 }
-                case .failed:
-                    progress.update {
-                        $0.accepted -= 1
-                        $0.rejected += 1
-                    }
-                case .page:
-                    // A page, not an image: neither accepted nor rejected.
-                    progress.update {
-                        $0.accepted -= 1
-                        $0.keysFound -= 1
-                    }
-                case .storeFailed(let message):
-                    state.failure = state.failure ?? .storage(message)
-                    group.cancelAll()
-                case .probed where deferDownloads && !configuration.dryRun:
-                    // A guess asked about with HEAD is an image: loaded with the others after the
-                    // crawl if the photo keeps it.
-                    entry?.outcome = nil
-                    entry?.isSentToLoader = false
-                case .stored, .probed:
-                    break
-                }
-            }
-        case .streamEnded:
-            break
-        }
-    }
-
-    /// After the crawl: the keys held back (`waiting`) that are decoration are rejected as such
-    /// (a decoration already fetched is left out when the plan is made); with `--variants
-    /// largest`, only each photo's largest rendition stays accepted. Returns those to load.
-    private func reconsider(_ waiting: [CatalogEntry], groups: PhotoGroups, deferDownloads: Bool) -> [CatalogEntry] {
-        for entry in waiting where groups.decorations.contains(entry.key) && entry.verdict == .accepted {
-            entry.verdict = .rejected(.decoration)
-            configuration.logger.reconsidered(entry.verdict, for: entry.key)
-            progress.update {
-                $0.accepted -= 1
-                $0.rejected += 1
-            }
-        }
-        // Guesses were loaded already, while the crawl went on.
-        return deferDownloads
-            ? MirrorEngine.largestRenditions(of: groups, progress: progress, logger: configuration.logger)
-                .filter { !$0.isSentToLoader }
-            : waiting.filter { $0.verdict == .accepted }
     }
 }

@@ -119,37 +119,6 @@ public struct MirrorEngine: Sendable {
         var keepsDownloads = false
     }
 
-    /// With `--variants largest`: the accepted rendition of each photo the source shows largest
-    /// (by what the documents say, then the declared length, then the key); every other accepted
-    /// rendition is rejected as `smaller-rendition`.
-    static func largestRenditions(of groups: PhotoGroups, progress: ProgressBoard, logger: Logger) -> [CatalogEntry] {
-        var chosen: [CatalogEntry] = []
-        for photo in groups.photos {
-            // A guess that turned out a page or no image is no rendition to choose from.
-            let accepted = photo.entries.filter(\.mayBeRendition)
-            guard
-                let largest = accepted.max(by: { a, b in
-                    if groups.isResizedCopy(a.key, of: b.key) { return true }
-                    if groups.isResizedCopy(b.key, of: a.key) { return false }
-                    let (sizeA, sizeB) = (a.largestSize, b.largestSize)
-                    if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
-                    if a.declaredLength != b.declaredLength { return (a.declaredLength ?? -1) < (b.declaredLength ?? -1) }
-                    return a.key > b.key
-                })
-            else { continue }
-            chosen.append(largest)
-            for entry in accepted where entry !== largest {
-                entry.verdict = .rejected(.smallerRendition)
-                logger.reconsidered(entry.verdict, for: entry.key)
-                progress.update {
-                    $0.accepted -= 1
-                    $0.rejected += 1
-                }
-            }
-        }
-        return CatalogEntry.sortedByKey(chosen)
-    }
-
     /// Loads the engine keeps in flight: `--concurrency`, times the pipeline depth when image
     /// GETs to a plain-HTTP source can be pipelined (no `--rate`: pacing needs one request at a
     /// time). Capped at 256 so memory stays flat.

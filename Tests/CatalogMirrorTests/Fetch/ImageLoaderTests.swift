@@ -143,32 +143,99 @@ struct ImageLoaderTests {
         await ImageDatabase.close(storage)
     }
 
-    @Test("repeats of a key asked for and not yet loaded are memory hits, before its load starts or after")
-    func repeatsAreMemoryHits() async throws {
+    @Test("a repeat joins the load reserved for its key: it waits for that load's outcome, and the source sees one request")
+    func joinReserved() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let storage = try await ImageDatabase.open(MirrorLayout(root: directory.url))
+        let source = CountingSource(bytes: png)
+        let loader = ImageLoader(storage: storage, source: source)
+        let key = CanonicalURL("http://h/a.png")!
+        // Given a key reserved, whose load has not reached the loader ...
+        await loader.reserve([key])
+        // ... a repeat joins it (a memory hit, counted as it joins) ...
+        async let joined = loader.join(key)
+        var hits = loader.memoryHits.makeAsyncIterator()
+        #expect(await hits.next() == 1)
+        #expect(source.calls.withLock { $0.isEmpty })
+        // ... a second reservation changes nothing, and the load does the work once.
+        await loader.reserve([key])
+        async let loaded = loader.load(ImageRequest(key: key))
+        var started = source.started.makeAsyncIterator()
+        #expect(await started.next() == key.string)
+        await source.latch.open()
+        let (outcome, answer) = await (loaded, joined)
+        guard case .stored(_, from: .network) = outcome else {
+            Issue.record("expected a download, got \(outcome)")
+            return
+        }
+        #expect(answer == outcome)
+        #expect(source.calls.withLock { $0 } == [key.string])
+        // The load itself was no hit: the count stays at the one join.
+        await loader.finishStreams()
+        var last = 1
+        while let count = await hits.next() { last = count }
+        #expect(last == 1)
+        var totals: ImageLoader.DownloadTotals?
+        for await value in loader.downloads { totals = value }
+        #expect(totals == ImageLoader.DownloadTotals(count: 1, bytes: Int64(png.count)))
+        await ImageDatabase.close(storage)
+    }
+
+    @Test("a join never loads: a key evicted or never reserved answers nil and counts nothing; a held one is a hit")
+    func joinHeldOnly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let storage = try await ImageDatabase.open(MirrorLayout(root: directory.url))
         let source = CountingSource(bytes: png)
         await source.latch.open()
-        let loader = ImageLoader(storage: storage, source: source)
-        // Two repeats of a, asked for but not yet loaded.
-        for _ in 0..<2 { #expect(await loader.answerFromMemory(CanonicalURL("http://h/a.png")!, loading: true)) }
-        _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/a.png")!))
-        _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/b.png")!))
-        // A repeat of a key the caller has asked for, before that load reached the loader, is
-        // a hit; a key nobody asked for, or whose outcome is gone, is not.
-        #expect(await loader.answerFromMemory(CanonicalURL("http://h/c.png")!, loading: true))
-        #expect(await !loader.answerFromMemory(CanonicalURL("http://h/d.png")!))
-        #expect(await loader.answerFromMemory(CanonicalURL("http://h/a.png")!))
+        let loader = ImageLoader(storage: storage, source: source, capacity: 1)
+        let (a, b, c) = (CanonicalURL("http://h/a.png")!, CanonicalURL("http://h/b.png")!, CanonicalURL("http://h/c.png")!)
+        _ = await loader.load(ImageRequest(key: a))
+        let outcome = await loader.load(ImageRequest(key: b))
+        // a was evicted by b (capacity 1); c was never asked for.
+        #expect(await loader.join(a) == nil)
+        #expect(await loader.join(c) == nil)
+        #expect(await loader.join(b) == outcome)
+        // A batch's repeats join in one call, each answered in the order given.
+        #expect(await loader.join([a, b, c, b]) == [nil, outcome, nil, outcome])
+        #expect(source.calls.withLock { $0 } == [a.string, b.string])
         await loader.finishStreams()
         var last: Int?
         for await count in loader.memoryHits { last = count }
-        #expect(last == 4)
-        #expect(source.calls.withLock { $0.count } == 2)
-        // The two downloads' totals, the last of them published when the stream ends.
+        #expect(last == 3)
         var totals: ImageLoader.DownloadTotals?
         for await value in loader.downloads { totals = value }
         #expect(totals == ImageLoader.DownloadTotals(count: 2, bytes: 2 * Int64(png.count)))
+        await ImageDatabase.close(storage)
+    }
+
+    @Test("a reserved key in a revalidation batch is revalidated there, and its joiner gets that outcome")
+    func joinRevalidation() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let storage = try await ImageDatabase.open(MirrorLayout(root: directory.url))
+        let source = CountingSource(bytes: png)
+        await source.latch.open()
+        let key = CanonicalURL("http://h/a.png")!
+        _ = await ImageLoader(storage: storage, source: source).load(ImageRequest(key: key))
+        try await storage.publish([key])
+        var request = ImageRequest(key: key)
+        request.stored = await storage.lookup([key])[0]
+
+        let loader = ImageLoader(storage: storage, source: source)
+        await loader.reserve([key])
+        async let joined = loader.join(key)
+        var hits = loader.memoryHits.makeAsyncIterator()
+        #expect(await hits.next() == 1)
+        let outcomes = await loader.revalidate([request])
+        guard case .stored(_, from: .disk)? = outcomes.first?.outcome else {
+            Issue.record("expected a 304, got \(outcomes)")
+            return
+        }
+        #expect(await joined == outcomes.first?.outcome)
+        #expect(source.batches.withLock { $0 } == [[key.string]])
+        #expect(source.calls.withLock { $0.count } == 2)
         await ImageDatabase.close(storage)
     }
 
