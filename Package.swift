@@ -131,7 +131,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            plugins: ["EmbedSiteTemplate"]
+            plugins: ["EmbedFolder"]
         ),
         // What a run tells its operator: the report, its changes, its metrics.
         .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore", "MirrorPublish"]),
@@ -147,16 +147,21 @@ let package = Package(
             ]
         ),
         // The bundled sample gallery (a real Hummingbird server), used by `demo` and by tests.
+        // Its images (Images/) are compiled in by EmbedFolder, not SwiftPM resources: the
+        // release binary is static and must serve them without the source tree.
         .target(
             name: "SampleGallery",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird")
-            ]
+            ],
+            exclude: ["Images"],
+            plugins: ["EmbedFolder"]
         ),
         // Writes the git revision into the executable, for `--version`.
         .plugin(name: "GitRevision", capability: .buildTool()),
-        // Compiles site-template/ into MirrorPublish (the installed binary has no source tree).
-        .plugin(name: "EmbedSiteTemplate", capability: .buildTool()),
+        // Compiles a folder into a target (the installed binary has no source tree):
+        // site-template/ into MirrorPublish, the sample gallery's images into SampleGallery.
+        .plugin(name: "EmbedFolder", capability: .buildTool()),
         // Thin executable: parses flags, runs the engine, maps the report to an exit status.
         .executableTarget(
             name: "catalog-mirror",

@@ -64,7 +64,8 @@ package struct CrawlSummary: Sendable {
         self.pageFailures = pageFailures
         self.warnings = warnings
     }
-    /// References whose URL could not be read at all.
+    /// References whose URL could not be read: all of a feed's, and those a page shows as
+    /// images (a page's guess that is no URL fails nothing; `-v` names it).
     package var unusableReferences = 0
     /// Links not followed, by why.
     package var refusals = Frontier.Refusals()

@@ -208,9 +208,23 @@ package struct Crawler: Sendable {
     /// references sent.
     private enum Step: Sendable {
         case page(Int, PageResult)
-        /// `unusable`: references that resolved to no URL.
-        case emitted(unusable: Int)
+        case emitted(Unreadable)
     }
+
+    /// The references of one page whose URL could not be read.
+    private struct Unreadable: Sendable {
+        /// The page's number.
+        let document: Int
+        /// How many of them the page shows as images: these are counted and warned about. A
+        /// guess that is no URL (a script's `"wgPageName":"File:Sunset.jpg"`, which a browser
+        /// would read as a `file:` URL) is only a string that looked like one, and fails nothing.
+        var shown = 0
+        /// The first few of them, guesses too, for `-v`.
+        var examples: [ImageReference] = []
+    }
+
+    /// How many unreadable references `-v` names in a crawl.
+    static let unreadableExamples = 5
 
     /// How far the reading of pages runs ahead of the engine: no page is fetched while the
     /// committed pages waiting for their references to be sent hold `readAheadReferences`
@@ -330,6 +344,7 @@ package struct Crawler: Sendable {
             var emissions: [Emission] = []
             var queuedReferences = 0
             var emitting = false
+            var unreadableLogged = 0
             while true {
                 while let result = pending.removeValue(forKey: nextToRead) {
                     nextToRead += 1
@@ -342,7 +357,7 @@ package struct Crawler: Sendable {
                     let emission = emissions.removeFirst()
                     queuedReferences -= emission.images.count
                     emitting = true
-                    group.addTask { .emitted(unusable: await Self.send(emission, to: batches)) }
+                    group.addTask { .emitted(await Self.send(emission, to: batches)) }
                 }
                 while inFlight < concurrency, queuedReferences < Self.readAheadReferences,
                     pending.count + emissions.count < Self.readAheadPages, let page = frontier.next()
@@ -377,9 +392,16 @@ package struct Crawler: Sendable {
                 case .page(let sequence, let result):
                     inFlight -= 1
                     pending[sequence] = result
-                case .emitted(let unusable):
+                case .emitted(let unreadable):
                     emitting = false
-                    summary.unusableReferences += unusable
+                    summary.unusableReferences += unreadable.shown
+                    let page = summary.documents[unreadable.document]?.url.string ?? "#\(unreadable.document)"
+                    for reference in unreadable.examples where unreadableLogged < Self.unreadableExamples {
+                        unreadableLogged += 1
+                        logger.info(
+                            "page \(page): image URL \"\(reference.url.prefix(200))\" cannot be read\(reference.isGuess ? " (a guess; ignored)" : "")"
+                        )
+                    }
                 }
             }
         }
@@ -402,18 +424,19 @@ package struct Crawler: Sendable {
     }
 
     /// Sends a page's references to the engine, then the batch they end.
-    /// - Returns: how many resolved to no URL.
-    private static func send(_ emission: Emission, to batches: DiscoveryBatches) async -> Int {
-        var unusable = 0
+    /// - Returns: those that resolved to no URL.
+    private static func send(_ emission: Emission, to batches: DiscoveryBatches) async -> Unreadable {
+        var unreadable = Unreadable(document: emission.document)
         for reference in emission.images where !isInert(reference) {
             guard let discovery = discovery(reference, base: emission.base, document: emission.document) else {
-                unusable += 1
+                if !reference.isGuess { unreadable.shown += 1 }
+                if unreadable.examples.count < unreadableExamples { unreadable.examples.append(reference) }
                 continue
             }
             await batches.send(discovery)
         }
         await batches.flush()
-        return unusable
+        return unreadable
     }
 
     private func fetch(_ page: Frontier.Page) async -> PageResult {

@@ -152,41 +152,27 @@ public struct RunReport: Codable, Sendable, Equatable {
 
     /// Hands the encoded report to `sink` piece by piece, as `JSONCoding` encodes it, byte for
     /// byte: the skeleton (every field, empty `changes` lists) from the encoder, each list's
-    /// entries written here a few hundred at a time, so a long list is never held as JSON (or
-    /// as entries) whole.
+    /// entries written into it by `JSONStream`, so a long list is never held as JSON (or as
+    /// entries) whole.
     ///
     /// - Throws: An `EncodingError` if a value cannot be encoded, or what `sink` throws.
     public func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        func emit(_ bytes: some DataProtocol) throws {
-            for region in bytes.regions { try region.withUnsafeBytes { try sink($0) } }
-        }
-        guard let changes else {
-            try emit(JSONCoding.encode(self))
-            return
-        }
         var skeleton = self
-        skeleton.changes = RunChanges()
-        var rest = try JSONCoding.encode(skeleton)[...]
-        var buffer: [UInt8] = []
-        for kind in RunChanges.Kind.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
-            let placeholder = Data("\"\(kind.rawValue)\" : [\n\n    ]".utf8)
-            guard changes.count(kind) > 0, let slot = rest.firstRange(of: placeholder) else { continue }
-            try emit(rest[..<slot.lowerBound])
-            buffer.append(contentsOf: "\"\(kind.rawValue)\" : [\n".utf8)
-            for (index, entry) in changes.entries(kind).enumerated() {
-                if index > 0 { buffer.append(contentsOf: [0x2C, 0x0A]) }
-                Self.write(entry, into: &buffer)
-                if buffer.count >= 64 * 1024 {
-                    try buffer.withUnsafeBytes { try sink($0) }
-                    buffer.removeAll(keepingCapacity: true)
-                }
+        var lists: [JSONStream.List<LazyMapSequence<Range<Int>, RunChanges.Entry>>] = []
+        if let changes {
+            skeleton.changes = RunChanges()
+            // In the order the sorted keys put them in the skeleton.
+            lists = RunChanges.Kind.allCases.sorted { $0.rawValue < $1.rawValue }.map {
+                JSONStream.List($0.rawValue, indent: 4, elements: changes.entries($0))
             }
-            buffer.append(contentsOf: "\n    ]".utf8)
-            try buffer.withUnsafeBytes { try sink($0) }
-            buffer.removeAll(keepingCapacity: true)
-            rest = rest[slot.upperBound...]
         }
-        try emit(rest)
+        try JSONStream.write(
+            skeleton: JSONCoding.encode(skeleton),
+            filling: lists,
+            element: Self.write(_:into:),
+            whole: { try JSONCoding.encode(self) },
+            into: sink
+        )
     }
 
     /// Writes the report to `url`: atomically (a temporary file beside it, then a rename) onto

@@ -4,18 +4,6 @@ import Mustache
 /// The templates and assets of the generated site: `page.mustache` renders each page, and
 /// every other file (the `assets/` folder) is copied into the mirror as it is.
 public struct SiteTemplate: Sendable {
-    enum EmbeddedFile: Sendable {
-        case text(String)
-        case base64(String)
-
-        var bytes: [UInt8] {
-            switch self {
-            case .text(let text): Array(text.utf8)
-            case .base64(let text): Data(base64Encoded: text).map { Array($0) } ?? []
-            }
-        }
-    }
-
     /// The page template.
     let page: MustacheTemplate
     /// The page template's source text.
@@ -28,7 +16,8 @@ public struct SiteTemplate: Sendable {
     /// - Throws: ``PublishError`` only if the embedded files are broken (a build problem).
     public static func embedded() throws(PublishError) -> SiteTemplate {
         var files: [String: [UInt8]] = [:]
-        for (path, file) in embeddedFiles { files[path] = file.bytes }
+        // `embeddedFiles` is written at build time by the EmbedFolder plugin from `site-template/`.
+        for (path, base64) in embeddedFiles { files[path] = Data(base64Encoded: base64).map { Array($0) } ?? [] }
         return try SiteTemplate(files: files, origin: "the built-in template")
     }
 

@@ -218,37 +218,19 @@ public struct Manifest: Codable, Sendable, Equatable {
         return output
     }
 
-    /// Hands the encoded manifest to `sink` piece by piece. The skeleton (every field, no
-    /// items) comes from `JSONCoding`; the items are written here, 256 at a time, in the
-    /// encoder's exact format (`Item.write(into:)`). The result equals `JSONCoding.encode(self)`
-    /// (tested).
+    /// Hands the encoded manifest to `sink` piece by piece: the skeleton (every field, no
+    /// items) from `JSONCoding`, the items written into it by `JSONStream` in the encoder's exact
+    /// format (`Item.write(into:)`). The result equals `JSONCoding.encode(self)` (tested).
     public func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        func emit(_ bytes: some DataProtocol) throws {
-            for region in bytes.regions { try region.withUnsafeBytes { try sink($0) } }
-        }
         var skeleton = self
         skeleton.table = ItemTable()
-        let empty = try JSONCoding.encode(skeleton)
-        let placeholder = Data("\n  \"items\" : [\n\n  ]".utf8)
-        guard !table.isEmpty, let slot = empty.firstRange(of: placeholder) else {
-            try emit(table.isEmpty ? empty : try JSONCoding.encode(self))
-            return
-        }
-        try emit(empty[..<slot.lowerBound])
-        try emit(Data("\n  \"items\" : [\n".utf8))
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(256 * 768)
-        for index in table.indices {
-            if index > 0 { buffer.append(contentsOf: [0x2C, 0x0A]) }
-            table[index].write(into: &buffer)
-            if buffer.count >= 128 * 1024 {
-                try buffer.withUnsafeBytes { try sink($0) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        buffer.append(contentsOf: Array("\n  ]".utf8))
-        try buffer.withUnsafeBytes { try sink($0) }
-        try emit(empty[slot.upperBound...])
+        try JSONStream.write(
+            skeleton: JSONCoding.encode(skeleton),
+            filling: [JSONStream.List("items", indent: 2, elements: table)],
+            element: { item, out in item.write(into: &out) },
+            whole: { try JSONCoding.encode(self) },
+            into: sink
+        )
     }
 
     /// Reads the manifest at `url`.

@@ -23,7 +23,7 @@ struct PublishTests {
         for (bytes, text) in expected { #expect(MirrorPublisher.formatSize(bytes) == text, "\(bytes)") }
     }
 
-    @Test("the embedded template is site-template/, byte for byte (the EmbedSiteTemplate plugin writes it at build time)")
+    @Test("the embedded template is site-template/, byte for byte (the EmbedFolder plugin writes it at build time)")
     func embeddedMatchesDirectory() throws {
         let fromDisk = try SiteTemplate.load(from: Self.repositoryRoot.appendingPathComponent("site-template"))
         let embedded = try SiteTemplate.embedded()
