@@ -694,6 +694,22 @@ package struct PageReading {
     /// "May 2, 2024", beside stock words ("Thumbnail for version as of 04:19, 28 November
     /// 2026", a file history's alt text).
     static func isDate(_ text: String) -> Bool {
+        // Most labels are ASCII with no digit, or with a character no date has: those are
+        // answered from their bytes, before any word is cut out or looked up (every image's
+        // label on every page is asked this).
+        var hasDigit = false
+        for byte in text.utf8 {
+            switch byte {
+            case 0x80...: hasDigit = true  // not ASCII: the checks below decide
+            case 0x30...0x39: hasDigit = true
+            case 0x41...0x5A, 0x61...0x7A, 0x09...0x0D, 0x20: continue
+            case UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "/"),
+                UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                continue
+            default: return false
+            }
+        }
+        guard hasDigit else { return false }
         let words = text.lowercased().split { !$0.isLetter }.map(String.init)
         guard text.contains(where: \.isNumber), words.allSatisfy({ dateWords.contains($0) || stockWords.contains($0) }),
             text.unicodeScalars.allSatisfy({ scalar in

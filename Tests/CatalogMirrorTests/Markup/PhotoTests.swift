@@ -125,6 +125,22 @@ struct PhotoTests {
         #expect(MirrorPublisher.fileTitle("http://h/g/image?id=3") == "image")
     }
 
+    @Test("a label that only gives a date or a time is no title, in ASCII or not; one with other words is")
+    func dateLabels() {
+        for date in [
+            "04:19, 28 November 2026", "2024-05-12", "May 2, 2024", "Thumbnail for version as of 04:19, 28 November 2026",
+            "2024-05-12 (UTC+01:00)", "28\u{A0}November\u{A0}2026, 04:19",
+        ] {
+            #expect(PageReading.isDate(date), "\(date)")
+        }
+        for title in [
+            "Sunset", "Photo 12", "Dune 2024", "L'été 2024", "Été 2024", "Bay & Bridge, May 2024", "Room 101: a view", "",
+            "٢٠٢٤-٠٥-١٢ Cairo",
+        ] {
+            #expect(!PageReading.isDate(title), "\(title)")
+        }
+    }
+
     @Test("an image whose class marks it as an icon or a spinner is read as decoration, in any letter case")
     func decorationMarks() throws {
         let upper = try scan(#"<IMG SRC="/a.jpg" Alt="Bay" CLASS="Photo-Icon">"#)

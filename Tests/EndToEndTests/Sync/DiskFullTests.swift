@@ -129,13 +129,21 @@ struct DiskFullTests {
         try await FaultTests().afterFirstSync(into: output) { server, url, output, directory in
             // Nothing changed at the source: the run's first write is the index's commit of each
             // image's lastChecked, before the publish step. The disk fills once the index is open
-            // (its write-ahead log is there), while the revalidations are slowed down.
+            // and set up, while the revalidations are slowed down: when the server has answered
+            // a request of the crawl past its start page (the start page and robots.txt are read
+            // before the store opens; the rest of the crawl after). Its write-ahead log existing
+            // is not enough: under load the store could still be opening, and fail there.
             server.update { $0.imageDelay = .milliseconds(300) }
             let served = try FaultTests.served(output)
-            let log = output.appendingPathComponent(".catalog-mirror/state.sqlite-wal").path
+            let before = server.exchangeLog.count
             async let run = FaultTests.sync(nil, output, in: directory)
             let started = ContinuousClock.now
-            while !FileManager.default.fileExists(atPath: log), started.duration(to: .now) < .seconds(30) {
+            func crawling() -> Bool {
+                server.exchangeLog.dropFirst(before).contains {
+                    $0.target.contains("page=") || $0.target.hasPrefix("/gallery/feed") || $0.target.hasPrefix("/gallery/image")
+                }
+            }
+            while !crawling(), started.duration(to: .now) < .seconds(30) {
                 try await Task.sleep(for: .milliseconds(1))
             }
             let filler = try mount.fill(leaving: 0)
