@@ -14,15 +14,16 @@ enum EXIFBlock {
     /// `Exif\0\0` header a JPEG's APP1 segment puts before it. A block libexif finds nothing in
     /// gives an empty value with a `problem`.
     static func read(_ bytes: ArraySlice<UInt8>) -> EmbeddedMetadata {
-        let tiff = bytes.starts(with: header) ? bytes.dropFirst(header.count) : bytes
+        let hasHeader = bytes.starts(with: header)
+        let tiff = hasHeader ? bytes.dropFirst(header.count) : bytes
         guard hasTIFFHeader(tiff), let data = exif_data_new() else { return damaged }
-        // libexif takes the block with its `Exif\0\0` header.
-        var block = header
-        block.reserveCapacity(header.count + tiff.count)
-        block += tiff
         defer { exif_data_unref(data) }
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
+        // libexif takes the block with its `Exif\0\0` header: a JPEG's APP1 segment has it
+        // (handed over as it is), a PNG's `eXIf` and a WebP's `EXIF` chunk do not (copied
+        // behind one).
+        let block = hasHeader ? bytes : header[...] + tiff
         block.withUnsafeBufferPointer { buffer in
             exif_data_load_data(data, buffer.baseAddress, UInt32(clamping: buffer.count))
         }
