@@ -91,6 +91,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Image decoding for the pixel matcher: libjpeg-turbo, libpng, giflib and libwebp, called
+        // from C (their error handlers longjmp; CPixels.h says why). Only MirrorPixels imports it.
+        .target(
+            name: "CPixels",
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("gif"), .linkedLibrary("webp"),
+            ]
+        ),
+        // A photo is its pixels: working copies, fingerprints, and the matcher that confirms
+        // the renditions the structure proposes.
+        // Optimized in every configuration: the matcher's search reads a few hundred thousand
+        // area sums a crop, a quarter of a second a pair unoptimized, which a debug build's
+        // tests (and `swift run`) would pay on every gallery with renditions.
+        .target(
+            name: "MirrorPixels", dependencies: ["MirrorCore", "CPixels"],
+            swiftSettings: [.unsafeFlags(["-O"])]
+        ),
         // The validator chain and robots.txt.
         .target(name: "MirrorValidate", dependencies: ["MirrorCore"]),
         // HTTP: the session, the pipelined client, image sources, and the cached loader in
@@ -141,7 +158,7 @@ let package = Package(
             name: "CatalogMirror",
             dependencies: [
                 "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish", "MirrorOperate",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -208,6 +225,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
+            resources: [.copy("Fixtures")]
+        ),
+        // The pixel matcher on real photographs (Fixtures/, made by Fixtures/make.py).
+        .testTarget(
+            name: "MirrorPixelsTests",
+            dependencies: ["MirrorPixels", "MirrorCore"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -44,6 +44,14 @@ package struct PhotoGroups {
     /// read (an arrow, a theme's fullscreen button), found in their markup only (not in a feed
     /// or a data file they load). Empty when that would leave no photo.
     package private(set) var decorations: Set<CanonicalURL> = []
+    /// The pairs the structure proposed that `evidence` has no answer for: joined as proposed.
+    /// The engine compares their pixels and groups again.
+    package private(set) var unjudged: [RenditionEvidence.Pair] = []
+    /// Keys whose pixels matched another rendition of their photo: the only ones
+    /// `--variants largest` may discard.
+    private(set) var confirmed: [Bool] = []
+    /// What the pixels said, when they were asked.
+    let evidence: RenditionEvidence?
     /// Photos of a document that link to a page of other photos: album covers, whose title
     /// names the album, not the photo; each with the album page it links to.
     private var covers: [Local: CanonicalURL] = [:]
@@ -210,8 +218,14 @@ package struct PhotoGroups {
     ///   - summary: what the crawl read: documents, page numbers, links from photos to pages.
     ///   - findsDecorations: whether the site's furniture is told apart (`decorations`); off
     ///     when the user named the images they want (`--include`). Default: true.
-    package init(entries: some Sequence<CatalogEntry>, summary: CrawlSummary, findsDecorations: Bool = true) {
+    ///   - evidence: what the pixels said of the pairs the structure proposes; nil to join every
+    ///     proposed pair (the grouping that decides which pairs to compare, `unjudged`).
+    package init(
+        entries: some Sequence<CatalogEntry>, summary: CrawlSummary, findsDecorations: Bool = true,
+        evidence: RenditionEvidence? = nil
+    ) {
         self.entries = CatalogEntry.sortedByKey(entries)
+        self.evidence = evidence
         let entries = self.entries
         let graph = Incidence(entries: entries)
         let keyCount = entries.count
@@ -291,46 +305,74 @@ package struct PhotoGroups {
             if shapes.count > 2 { placeholder[key] = true }
         }
 
-        var sets = DisjointSets(count: graph.locals.count)
-        var joined = Array(repeating: false, count: graph.locals.count)
-        for key in 0..<keyCount where !placeholder[key] && !frequent[key] {
-            let locals = graph.locals(ofKey: key)
-            guard let first = locals.first else { continue }
-            for local in locals {
-                sets.union(Int(first), Int(local))
-                joined[Int(local)] = true
-            }
+        // Keys join as renditions of one photo only when the structure proposes the pair and,
+        // where `evidence` has compared them, their pixels match (`propose`).
+        var sets = DisjointSets(count: keyCount)
+        var confirmedKey = Array(repeating: false, count: keyCount)
+        var unjudged: [RenditionEvidence.Pair] = []
+        func eligible(_ key: Int) -> Bool {
+            !placeholder[key] && !frequent[key] && !graph.locals(ofKey: key).isEmpty
         }
-        // A CMS's resized copy joins its original (`RenditionFamily`), which a page showing the
+        /// Joins keys `a` and `b` unless their pixels were compared and differ.
+        func propose(_ a: Int, _ b: Int) {
+            guard a != b, sets.find(a) != sets.find(b) else { return }
+            switch evidence?.answer(entries[a].key, entries[b].key) {
+            case .differ?: return
+            case .match?:
+                confirmedKey[a] = true
+                confirmedKey[b] = true
+            case .unknown?: break
+            case nil: unjudged.append(RenditionEvidence.Pair(entries[a].key, entries[b].key))
+            }
+            sets.union(a, b)
+        }
+        // The renditions one document shows as one photo (a `srcset`, an image and its link's
+        // target, its `data-*` values): each against the largest, the local's anchor.
+        var anchorOfLocal = Array(repeating: Int32(-1), count: graph.locals.count)
+        for local in 0..<graph.locals.count {
+            let keys = graph.keys(ofLocal: local).map(Int.init).filter(eligible)
+            guard
+                let anchor = keys.max(by: { a, b in
+                    let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)
+                    if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
+                    return (entries[a].declaredLength ?? -1) < (entries[b].declaredLength ?? -1)
+                })
+            else { continue }
+            anchorOfLocal[local] = Int32(anchor)
+            for key in keys where key != anchor { propose(key, anchor) }
+        }
+        // A CMS's resized copy and its original (`RenditionFamily`), which a page showing the
         // copy links only through the photo's own page.
         copyOf = family
-        for key in 0..<keyCount where family[key] >= 0 && !placeholder[key] && !frequent[key] {
-            let other = Int(family[key])
-            guard !placeholder[other], !frequent[other], let first = graph.locals(ofKey: key).first,
-                let otherFirst = graph.locals(ofKey: other).first
-            else { continue }
-            sets.union(Int(first), Int(otherFirst))
-            joined[Int(first)] = true
-            joined[Int(otherFirst)] = true
+        for key in 0..<keyCount where family[key] >= 0 && eligible(key) && eligible(Int(family[key])) {
+            propose(key, Int(family[key]))
+        }
+        /// The set a local's photo is in; a local with no rendition of its own is alone.
+        func component(_ local: Int) -> Int {
+            let anchor = anchorOfLocal[local]
+            return anchor >= 0 ? sets.find(Int(anchor)) : keyCount + local
         }
         // A photo that links to a per-photo page is the same photo as that page's main image
-        // (links in document order, so which photos are joined never depends on hashing).
+        // (links in document order, so which photos are joined never depends on hashing), when
+        // their pixels agree.
         var ownPages: [(local: Int, page: Int)] = []
         for (local, target) in linkOfLocal.sorted(by: { $0.key < $1.key }) {
-            guard let number = Incidence.index(of: local, in: graph.locals), joined[number],
+            guard let number = Incidence.index(of: local, in: graph.locals), anchorOfLocal[number] >= 0,
                 let page = summary.pageNumbers[target], page != local.document
             else { continue }
             linkedPages[local] = page
             let candidates = graph.locals(ofDocument: page).filter { candidate in
                 !graph.keys(ofLocal: candidate).allSatisfy { frequent[Int($0)] }
             }
-            let main =
+            var main =
                 linksToPhotoPage(local)
-                ? Self.mainPhoto(
-                    of: candidates, graph: graph, links: linkOfLocal, entries: entries, component: { sets.find($0) }) : []
-            for photo in main {
-                sets.union(number, photo)
-                joined[photo] = true
+                ? Self.mainPhoto(of: candidates, graph: graph, links: linkOfLocal, entries: entries, component: component)
+                : []
+            let own = Int(anchorOfLocal[number])
+            if let target = main.lazy.map({ Int(anchorOfLocal[$0]) }).first(where: { $0 >= 0 }) {
+                propose(own, target)
+                // Pixels that differ: the page's photo is another photo, and the link is a cover's.
+                if sets.find(own) != sets.find(target) { main = [] }
             }
             if main.isEmpty || Self.isCover(number, of: main, page: page, graph: graph, entries: entries, summary: summary) {
                 covers[local] = target
@@ -338,17 +380,19 @@ package struct PhotoGroups {
                 ownPages.append((number, page))
             }
         }
+        self.unjudged = unjudged
+        self.confirmed = confirmedKey
 
         // Components become photos, in key order so numbering does not depend on hashing.
-        var photoOfRoot = Array(repeating: Int32(-1), count: graph.locals.count)
+        var photoOfRoot = Array(repeating: Int32(-1), count: keyCount)
         photoOfKey = Array(repeating: 0, count: keyCount)
         // The first page where each photo was seen as an album's cover: its album only when it
         // was seen nowhere else (a cover is the album's picture, not a photo of the page above).
         var coverAlbum: [Int32] = []
         for key in 0..<keyCount {
             var number = Int32(photoAlbum.count)
-            if !placeholder[key], !frequent[key], let first = graph.locals(ofKey: key).first {
-                let root = sets.find(Int(first))
+            if eligible(key) {
+                let root = sets.find(key)
                 if photoOfRoot[root] >= 0 { number = photoOfRoot[root] } else { photoOfRoot[root] = number }
             }
             if number == photoAlbum.count {
@@ -372,7 +416,8 @@ package struct PhotoGroups {
         // Each photo's own page: the first, in crawl order, whose main image it is.
         photoPage = Array(repeating: -1, count: photoAlbum.count)
         for (local, page) in ownPages {
-            let root = sets.find(local)
+            let anchor = Int(anchorOfLocal[local])
+            let root = sets.find(anchor)
             guard photoOfRoot[root] >= 0 else { continue }
             let photo = Int(photoOfRoot[root])
             if photoPage[photo] < 0 || Int32(page) < photoPage[photo] { photoPage[photo] = Int32(page) }

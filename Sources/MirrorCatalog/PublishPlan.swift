@@ -121,6 +121,15 @@ package struct PublishPlan {
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue
             }
+            if let image = records[number], entry.verdict == .accepted, image.dimensions.map(Self.isIconSized) == true,
+                !entry.isLinkedAsContent
+            {
+                // An icon's size (a listing's row marker, a theme's button): decoration, unless
+                // a page links it as content or the catalog lists it.
+                policy[RejectionReason.decoration.rawValue, default: 0] += 1
+                rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
+                continue
+            }
             if let image = records[number], entry.verdict == .accepted {
                 itemOfEntry[number] = Int32(items.count)
                 republish(position)
@@ -130,6 +139,7 @@ package struct PublishPlan {
                     lastModified: image.lastModified,
                     firstSeen: before.map { previousItems.firstSeen(at: $0) } ?? image.firstSeen,
                     lastChecked: image.lastChecked, dimensions: image.dimensions, embedded: image.embedded)
+                items.setFingerprint(image.fingerprint, at: items.count - 1)
                 if let embedded = image.embedded, embedded.title != nil || embedded.caption != nil {
                     fileTexts[itemOfEntry[number]] = FileTexts(title: embedded.title, caption: embedded.caption)
                 }
@@ -353,4 +363,14 @@ package struct PublishPlan {
     static func albumTitle(_ document: CrawlSummary.Document) -> String? {
         document.title ?? document.heading
     }
+
+    /// The largest side of an icon: an image at most this large on both sides is site
+    /// furniture (docs/reference.md, "Titles and albums").
+    static let iconSide = 48
+
+    /// Whether an image of `dimensions` is of an icon's size.
+    static func isIconSized(_ dimensions: ImageDimensions) -> Bool {
+        dimensions.width <= iconSide && dimensions.height <= iconSide
+    }
+
 }

@@ -278,6 +278,21 @@ import MirrorEmbedded
         return stored
     }
 
+    /// Keeps the perceptual signature of each key's image (`StoredImage.fingerprint`), for the
+    /// rows whose bytes are still those the signature was computed from (`sha256`). Written
+    /// with the next batch of rows.
+    public func keepFingerprints(_ fingerprints: [(key: CanonicalURL, sha256: String, fingerprint: String)])
+        throws(StoreError)
+    {
+        for (key, sha256, fingerprint) in fingerprints {
+            guard var stored = try rows.record(key), stored.sha256 == sha256, stored.fingerprint != fingerprint else {
+                continue
+            }
+            stored.fingerprint = fingerprint
+            try keep(stored)
+        }
+    }
+
     /// `confirm(_:validators:at:)` for the 304s of a revalidation batch, in one call: each
     /// key's confirmed image, in the order given (nil for a key the store has no row of).
     public func confirm(

@@ -53,6 +53,11 @@ enum StateSchema {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: "ALTER TABLE image ADD COLUMN embedded TEXT")
         }
+        // The perceptual signature of each image's pixels (`StoredImage.fingerprint`), once it was
+        // compared with another rendition of its photo; a row from before has none until then.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: "ALTER TABLE image ADD COLUMN fingerprint TEXT")
+        }
         return migrator
     }
 

@@ -35,6 +35,8 @@ extension StoredImage: FetchableRecord, PersistableRecord {
         case height
         /// What the file says about itself, as `EmbeddedMetadata.indexText` writes it (migration v4).
         case embedded
+        /// The perceptual signature of the pixels, hex (migration v5).
+        case fingerprint
     }
 
     /// The index's table: `image`.
@@ -65,7 +67,8 @@ extension StoredImage: FetchableRecord, PersistableRecord {
             dimensions: (row[Columns.width] as Int?).flatMap { width in
                 (row[Columns.height] as Int?).flatMap { ImageDimensions.checked(width: width, height: $0) }
             },
-            embedded: (row[Columns.embedded] as String?).flatMap(EmbeddedMetadata.init(indexText:)))
+            embedded: (row[Columns.embedded] as String?).flatMap(EmbeddedMetadata.init(indexText:)),
+            fingerprint: row[Columns.fingerprint])
     }
 
     /// Writes every column of the row.
@@ -84,5 +87,6 @@ extension StoredImage: FetchableRecord, PersistableRecord {
         container[Columns.width] = dimensions?.width
         container[Columns.height] = dimensions?.height
         container[Columns.embedded] = embedded?.indexText
+        container[Columns.fingerprint] = fingerprint
     }
 }

@@ -65,7 +65,7 @@ struct Collector {
     private var settings: CollectorStateMachine.Settings {
         CollectorStateMachine.Settings(
             window: window, revalidatesInBatches: revalidatesInBatches,
-            defersDownloads: configuration.crawl.variants == .largest, dryRun: configuration.dryRun,
+            defersDownloads: false, dryRun: configuration.dryRun,
             findsDecorations: configuration.validation.include.isEmpty)
     }
 

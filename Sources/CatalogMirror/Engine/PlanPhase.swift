@@ -16,6 +16,9 @@ struct PlannedRun {
     var previousCount: Int
     /// The last run's manifest, read for what the report says of removed items.
     var previousManifest: URL?
+    /// The pairs of images the structure proposed as renditions: how many the pixels
+    /// confirmed, how many they split into two photos, and how many could not be compared.
+    var renditionPairs: (matched: Int, differed: Int, unknown: Int) = (0, 0, 0)
 }
 
 /// The third phase of a run: commits what the loads verified, and compares the catalog with
@@ -44,6 +47,25 @@ struct PlanPhase {
         // from images/) is said first.
         summary.warnings = await storage.repairs() + summary.warnings
 
+        // The structure proposes renditions, the pixels decide (`PixelJudge`); then, with
+        // `--variants largest`, each photo keeps its largest rendition.
+        let findsDecorations = configuration.validation.include.isEmpty
+        var evidence = RenditionEvidence()
+        var grouped = groups ?? PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations)
+        // A grouping may propose pairs the one before did not (a page's main photo is found
+        // among other photos once pixels split them): asked again, a few rounds at most.
+        for _ in 0..<3 where !grouped.unjudged.isEmpty {
+            await PixelJudge(storage: storage).judge(grouped.unjudged, into: &evidence)
+            grouped = PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations, evidence: evidence)
+        }
+        if configuration.crawl.variants == .largest {
+            for entry in grouped.largestRenditions().smaller where entry.verdict == .accepted {
+                entry.verdict = .rejected(.smallerRendition)
+            }
+        }
+        groups = grouped
+        let pairs = evidence.counts
+
         var previous = await storage.takePreviousManifest()
         var stored: [CanonicalURL: StoredImage] = [:]
         // Only a failed key can keep its previous file; nothing else needs the store again.
@@ -68,7 +90,7 @@ struct PlanPhase {
         }
         let planned = PlannedRun(
             plan: plan, summary: summary, keys: catalog.count, previousCount: previous?.items.count ?? 0,
-            previousManifest: previous?.url)
+            previousManifest: previous?.url, renditionPairs: pairs)
         // What the plan was made of is not needed to publish it: freed now, not after the
         // pages and the manifest are written (the catalog's entries and the previous manifest
         // grow with the item count, and were a large part of the heap while publishing).

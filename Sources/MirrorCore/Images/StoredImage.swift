@@ -39,11 +39,16 @@ public struct StoredImage: Sendable, Equatable {
     /// a row stored before it was kept, when it was next confirmed); nil when not read yet.
     /// Without its position when the mirror is made with `--strip-location`.
     public var embedded: EmbeddedMetadata?
+    /// The perceptual signature of the image's pixels (`MirrorPixels.PixelFingerprint`, as
+    /// hex), computed when the image was first compared with another rendition of its photo;
+    /// nil until then. Kept while the bytes stay the same, so a later run compares without
+    /// decoding again.
+    public var fingerprint: String?
 
     package init(
         key: CanonicalURL, fileName: String, sha256: String, byteCount: Int64, contentType: String, etag: String?,
         lastModified: String?, firstSeen: Date, lastChecked: Date, stagedName: String? = nil, fileModified: Int64? = nil,
-        dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil
+        dimensions: ImageDimensions? = nil, embedded: EmbeddedMetadata? = nil, fingerprint: String? = nil
     ) {
         self.key = key
         self.path = Self.directory + fileName
@@ -58,6 +63,7 @@ public struct StoredImage: Sendable, Equatable {
         self.fileModified = fileModified
         self.dimensions = dimensions
         self.embedded = embedded
+        self.fingerprint = fingerprint
     }
 
     /// True when a file with `status` is this image's, as stored: its size, and (when known) the

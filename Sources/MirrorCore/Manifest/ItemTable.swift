@@ -52,6 +52,8 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     /// What the files say about themselves (the manifest's fields of it only), for the items
     /// whose file says something.
     private var embedded: [Int32: EmbeddedMetadata] = [:]
+    /// The pixels' signature, for the items that have one (those compared with a rendition).
+    private var fingerprints: [Int32: String] = [:]
 
     package init() {}
 
@@ -72,6 +74,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
             width: dimensions(at: index)?.width, height: dimensions(at: index)?.height,
             titleFrom: titleSource(at: index), captionFrom: captionSource(at: index))
         if let embedded = embedded[Int32(index)] { item.embedded = embedded }
+        item.fingerprint = fingerprints[Int32(index)]
         return item
     }
 
@@ -100,6 +103,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         setAlbum(item.album, at: count - 1)
         setTitle(item.title, from: item.titleFrom, at: count - 1)
         setCaptionSource(item.captionFrom, at: count - 1)
+        setFingerprint(item.fingerprint, at: count - 1)
         if let key = item.variantOf {
             variants[count - 1] = -2
             variantTexts[Int32(count - 1)] = key
@@ -181,6 +185,14 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     }
     /// What the item's file says about itself (the manifest's fields), when it says something.
     package func embedded(at index: Int) -> EmbeddedMetadata? { embedded[Int32(index)] }
+
+    /// The pixels' signature of the item at `index`, where it was computed.
+    package func fingerprint(at index: Int) -> String? { fingerprints[Int32(index)] }
+
+    /// Sets the pixels' signature of the item at `index`.
+    package mutating func setFingerprint(_ fingerprint: String?, at index: Int) {
+        fingerprints[Int32(index)] = fingerprint
+    }
     func titleSource(at index: Int) -> Manifest.TextSource? { Self.source(sources[index] & 3) }
     func captionSource(at index: Int) -> Manifest.TextSource? { Self.source(sources[index] >> 2 & 3) }
 

@@ -56,6 +56,10 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var location: EmbeddedMetadata.Location? = nil
         /// Where `title` came from: the source's pages, the file's own metadata, or its name.
         public var titleFrom: TextSource? = nil
+        /// The perceptual signature of the image's pixels (160 hex digits: a 256-bit difference
+        /// hash, then a 4 × 4 colour layout; `MirrorPixels.PixelFingerprint`), where it was
+        /// computed: for the images compared with another rendition of their photo.
+        public var fingerprint: String? = nil
         /// Where the caption in `metadata` came from: the source's pages or the file's own
         /// metadata (`metadata["caption"]`); nil when the photo has none.
         public var captionFrom: TextSource? = nil
@@ -66,7 +70,8 @@ public struct Manifest: Codable, Sendable, Equatable {
             lastModified: String? = nil, firstSeen: Date, lastChecked: Date, width: Int? = nil, height: Int? = nil,
             taken: String? = nil, camera: String? = nil, lens: String? = nil, exposure: EmbeddedMetadata.Exposure? = nil,
             keywords: [String]? = nil, creator: String? = nil, copyright: String? = nil,
-            location: EmbeddedMetadata.Location? = nil, titleFrom: TextSource? = nil, captionFrom: TextSource? = nil
+            location: EmbeddedMetadata.Location? = nil, titleFrom: TextSource? = nil, captionFrom: TextSource? = nil,
+            fingerprint: String? = nil
         ) {
             self.key = key
             self.path = path
@@ -93,6 +98,7 @@ public struct Manifest: Codable, Sendable, Equatable {
             self.location = location
             self.titleFrom = titleFrom
             self.captionFrom = captionFrom
+            self.fingerprint = fingerprint
         }
 
         /// Width and height together, when both are known.
@@ -311,6 +317,7 @@ extension Manifest.Item {
             }
             out.append(contentsOf: firstMember ? Self.emptyNested : Self.closeNested)
         }
+        string("fingerprint", fingerprint)
         string("firstSeen", Timestamp.string(firstSeen))
         if let height {
             field("height")

@@ -1,0 +1,149 @@
+import Foundation
+import MirrorCatalog
+import MirrorCore
+import MirrorPixels
+import MirrorStore
+
+/// Puts the pairs of images the structure proposed as renditions of one photo to their pixels
+/// (`PhotoGroups.unjudged` → `RenditionEvidence`): only those pairs are decoded, never every
+/// image of the run, so a catalog of photos with one rendition each decodes nothing.
+///
+/// Pairs are taken as stars (a key and every partner it has, most partners first): the
+/// original a thumbnail, a display size and a crop are all compared with is decoded once. Stars
+/// are decoded and compared on NIO's thread pool, as many at once as there are cores; only the
+/// stars in flight hold working copies (192 KB each at most).
+struct PixelJudge {
+    let storage: DiskStorage
+
+    /// Compares every pair of `pairs`, records the answers in `evidence`, and keeps each decoded
+    /// image's fingerprint in the store (`StoredImage.fingerprint`), from which the next run
+    /// compares whole frames without decoding.
+    func judge(_ pairs: [RenditionEvidence.Pair], into evidence: inout RenditionEvidence) async {
+        let keys = Array(Set(pairs.flatMap { [$0.first, $0.second] }))
+        var images: [CanonicalURL: Image] = [:]
+        for start in stride(from: 0, to: keys.count, by: 512) {
+            let batch = Array(keys[start..<min(start + 512, keys.count)])
+            guard let rows = try? await storage.records(batch) else { continue }
+            for (key, row) in zip(batch, rows) {
+                guard let row else { continue }
+                let file =
+                    row.stagedName.map { storage.layout.staged.appendingPathComponent($0) }
+                    ?? storage.layout.file(atRelativePath: row.path)
+                images[key] = Image(
+                    file: file, sha256: row.sha256, fingerprint: row.fingerprint.flatMap(PixelFingerprint.init(hex:)),
+                    dimensions: row.dimensions)
+            }
+        }
+        // Whole frames whose fingerprints an earlier run kept: compared without decoding.
+        var open: [RenditionEvidence.Pair] = []
+        for pair in pairs {
+            if let first = images[pair.first], let second = images[pair.second], Self.matchWhole(first, second) {
+                evidence.record(.match, for: pair.first, pair.second)
+                for key in [pair.first, pair.second] {
+                    if let size = images[key]?.dimensions { evidence.record(width: size.width, height: size.height, of: key) }
+                }
+            } else {
+                open.append(pair)
+            }
+        }
+        let stars = Self.stars(of: open)
+        let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var computed: [(key: CanonicalURL, sha256: String, fingerprint: String)] = []
+        await withTaskGroup(of: StarResult.self) { group in
+            var next = 0
+            func start() {
+                guard next < stars.count else { return }
+                let star = stars[next]
+                next += 1
+                let center = images[star.center]?.file
+                let partners = star.partners.map { ($0, images[$0]?.file) }
+                group.addTask { await Self.judge(center: star.center, file: center, partners: partners) }
+            }
+            for _ in 0..<width { start() }
+            for await result in group {
+                for (partner, answer) in result.answers { evidence.record(answer, for: result.center, partner) }
+                for (key, size) in result.sizes { evidence.record(width: size.width, height: size.height, of: key) }
+                for (key, fingerprint) in result.fingerprints {
+                    guard let image = images[key], image.fingerprint != fingerprint else { continue }
+                    computed.append((key, image.sha256, fingerprint.hex))
+                }
+                start()
+            }
+        }
+        // A signature that cannot be kept is computed again next time: nothing is lost.
+        try? await storage.keepFingerprints(computed)
+    }
+
+    /// What the store says of one image of a pair.
+    struct Image {
+        var file: URL?
+        var sha256: String
+        var fingerprint: PixelFingerprint?
+        var dimensions: ImageDimensions?
+    }
+
+    /// Whether two images' kept fingerprints match as whole frames, their aspect ratios agreeing.
+    private static func matchWhole(_ a: Image, _ b: Image) -> Bool {
+        guard let fingerprintA = a.fingerprint, let fingerprintB = b.fingerprint, let sizeA = a.dimensions,
+            let sizeB = b.dimensions, sizeA.width > 0, sizeA.height > 0, sizeB.width > 0, sizeB.height > 0
+        else { return false }
+        let ratio = Double(sizeA.width * sizeB.height) / Double(sizeB.width * sizeA.height)
+        guard abs(ratio - 1) < PixelMatcher.aspectTolerance else { return false }
+        return PixelMatcher.matches(fingerprintA, fingerprintB)
+    }
+
+    /// One key and the keys it is to be compared with.
+    struct Star: Sendable {
+        var center: CanonicalURL
+        var partners: [CanonicalURL]
+    }
+
+    struct StarResult: Sendable {
+        var center: CanonicalURL
+        var answers: [(CanonicalURL, RenditionEvidence.Answer)] = []
+        var fingerprints: [CanonicalURL: PixelFingerprint] = [:]
+        var sizes: [CanonicalURL: (width: Int, height: Int)] = [:]
+    }
+
+    /// `pairs` as stars: the key with the most partners takes all of its pairs, then the next.
+    static func stars(of pairs: [RenditionEvidence.Pair]) -> [Star] {
+        var partners: [CanonicalURL: [CanonicalURL]] = [:]
+        for pair in pairs {
+            partners[pair.first, default: []].append(pair.second)
+            partners[pair.second, default: []].append(pair.first)
+        }
+        let order = partners.keys.sorted { a, b in
+            let (countA, countB) = (partners[a]?.count ?? 0, partners[b]?.count ?? 0)
+            return countA != countB ? countA > countB : a.string.utf8.lexicographicallyPrecedes(b.string.utf8)
+        }
+        var taken: Set<RenditionEvidence.Pair> = []
+        var stars: [Star] = []
+        for center in order {
+            let open = (partners[center] ?? []).filter { taken.insert(RenditionEvidence.Pair(center, $0)).inserted }
+            if !open.isEmpty { stars.append(Star(center: center, partners: open)) }
+        }
+        return stars
+    }
+
+    /// Decodes `center` once and each partner, and compares them, on the thread pool.
+    private static func judge(center: CanonicalURL, file: URL?, partners: [(CanonicalURL, URL?)]) async -> StarResult {
+        await BlockingWork.run { () -> StarResult in
+            var result = StarResult(center: center)
+            func decode(_ key: CanonicalURL, _ file: URL?) -> WorkingCopy? {
+                guard let file, let copy = try? WorkingCopy.decode(path: file.path) else { return nil }
+                result.fingerprints[key] = PixelMatcher.fingerprint(of: copy)
+                result.sizes[key] = (copy.fullWidth, copy.fullHeight)
+                return copy
+            }
+            let centerCopy = decode(center, file)
+            for (partner, partnerFile) in partners {
+                guard let centerCopy, let copy = decode(partner, partnerFile) else {
+                    result.answers.append((partner, .unknown))
+                    continue
+                }
+                result.answers.append((partner, PixelMatcher.compare(centerCopy, copy).isMatch ? .match : .differ))
+            }
+            return result
+        }
+    }
+}
