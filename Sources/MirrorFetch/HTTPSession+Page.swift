@@ -50,40 +50,6 @@ extension HTTPSession {
             return .failure(error)
         }
     }
-
-    /// Asks for `request.key` with HEAD: what a guessed image URL is, without its body, when
-    /// downloads wait for the end of the crawl (`ImageRequest.probesFirst`). A page is then read
-    /// with a GET; an image is `.probed` (its body is asked for only if it is to be kept);
-    /// anything else is not an image. Nil when HEAD gets an error status (a server that does
-    /// not route HEAD): the caller GETs it as usual.
-    func probe(_ request: ImageRequest, gate: @escaping RequestGate) async -> Result<Download, FetchFailure>? {
-        enum Probe: Sendable {
-            case image, page
-        }
-        let probe: Probe
-        do {
-            probe = try await get(
-                request.key, method: .HEAD, headers: [("Accept", "image/*,text/html;q=0.9,*/*;q=0.5")],
-                deadline: configuration.documentDeadline, gate: gate
-            ) { (success: Success) async throws(BodyError) -> Probe in
-                if Self.isPage(success) { return .page }
-                let (mediaType, _) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
-                guard let mediaType, !mediaType.hasPrefix("image/"), mediaType != "application/octet-stream" else {
-                    return .image
-                }
-                throw .fatal(FetchFailure(.notAnImage, "\(request.key) is \(mediaType), not an image"))
-            }
-        } catch {
-            // Many servers route HEAD as they route GET; some refuse it (405, 501) or do not
-            // know it (404 from a router that matches GET only): the GET says what is there.
-            if error.reason.rawValue.hasPrefix("http-") { return nil }
-            return .failure(error)
-        }
-        switch probe {
-        case .image: return .success(.probed)
-        case .page: return await page(at: request.key, gate: gate)
-        }
-    }
 }
 
 extension HTTPSession {

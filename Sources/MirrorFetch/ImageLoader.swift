@@ -213,14 +213,9 @@ public actor ImageLoader {
         }
         let remembered = Self.remembered(outcome, for: request.key)
         for waiter in entries[request.key]?.waiting ?? [] { waiter.join.fill(waiter.index, with: remembered) }
-        if request.probesFirst, outcome == .probed {
-            // Only asked about, not loaded: a load of it later asks again.
-            entries[request.key] = nil
-        } else {
-            entries[request.key] = .completed(remembered)
-            completionOrder.append(request.key)
-            evictIfNeeded()
-        }
+        entries[request.key] = .completed(remembered)
+        completionOrder.append(request.key)
+        evictIfNeeded()
         return outcome
     }
 

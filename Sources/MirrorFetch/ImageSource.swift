@@ -66,7 +66,6 @@ package struct HTTPImageSource: ImageSource {
     }
 
     package func download(_ request: ImageRequest, into directory: String) async -> Result<Download, FetchFailure> {
-        if request.isGuess, request.probesFirst, let probed = await session.probe(request, gate: gate) { return probed }
         let headers = Self.headers(request)
         switch await pipelined(request, into: directory) {
         case .answered(let result): return result

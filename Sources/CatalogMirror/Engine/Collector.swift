@@ -56,8 +56,8 @@ struct Collector {
         /// An entry per key seen.
         var catalog: [CatalogEntry]
         var summary: CrawlSummary
-        /// The photos the catalog's entries make, when the collection needed them (deferred
-        /// loads): the plan takes them instead of working them out again.
+        /// The photos the catalog's entries make, when the collection needed them (to tell the
+        /// decoration among keys held back): the plan starts from them.
         var groups: PhotoGroups?
     }
 
@@ -65,7 +65,7 @@ struct Collector {
     private var settings: CollectorStateMachine.Settings {
         CollectorStateMachine.Settings(
             window: window, revalidatesInBatches: revalidatesInBatches,
-            defersDownloads: false, dryRun: configuration.dryRun,
+            dryRun: configuration.dryRun,
             findsDecorations: configuration.validation.include.isEmpty)
     }
 
@@ -119,7 +119,7 @@ struct Collector {
                         machine.groupEmptied()
                     }
                 case .load(let entries):
-                    await load(entries, probing: false, machine: &machine, group: &group, guesses: guesses)
+                    await load(entries, machine: &machine, group: &group, guesses: guesses)
                 case .finishStreams:
                     await loader.finishStreams()
                     await storage.finishStreams()
@@ -157,7 +157,7 @@ struct Collector {
         let action = machine.batchTaken(cancelled: Task.isCancelled)
         guesses.settle(action.settledGuesses)
         await load(
-            action.load, probing: action.probing, joins: action.joins, machine: &machine, group: &group, guesses: guesses)
+            action.load, joins: action.joins, machine: &machine, group: &group, guesses: guesses)
     }
 
     /// Loads `entries`: reserved in the loader (so `joins`, repeats of keys sent, join their
@@ -165,7 +165,7 @@ struct Collector {
     /// and sent a part at a time as the window has room. An entry that settles a guess settles
     /// it in `guesses` when its load ends, with the page it found, if any.
     private func load(
-        _ entries: [CatalogEntry], probing: Bool, joins: [CanonicalURL] = [], machine: inout CollectorStateMachine,
+        _ entries: [CatalogEntry], joins: [CanonicalURL] = [], machine: inout CollectorStateMachine,
         group: inout TaskGroup<Completion>, guesses: GuessedPages
     ) async {
         let loader = self.loader
@@ -174,7 +174,7 @@ struct Collector {
         if !joins.isEmpty { group.addTask { .joined(CollectorStateMachine.JoinAnswers(await loader.join(joins))) } }
         guard !entries.isEmpty else { return }
         let found = await storage.lookup(entries.map(\.key))
-        for part in machine.plan(entries, found: found, probing: probing) {
+        for part in machine.plan(entries, found: found) {
             while case .waitForCompletion = machine.send(part.count) {
                 guard let completion = await group.next() else {
                     _ = machine.send(part.count, force: true)

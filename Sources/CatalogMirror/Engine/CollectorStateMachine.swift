@@ -23,9 +23,6 @@ struct CollectorStateMachine {
         /// Keys with stored validators are revalidated a batch at a time (plain HTTP,
         /// pipelined, no `--rate`); otherwise each is a load of its own.
         var revalidatesInBatches: Bool
-        /// With `--variants largest`, which rendition of a photo is the largest is known only
-        /// when every page has been read: downloads wait for the end of the crawl.
-        var defersDownloads: Bool
         /// `--dry-run`: guesses are not asked about with HEAD first.
         var dryRun: Bool
         /// Whether the site's decoration is told apart (`PhotoGroups`): off with `--include`.
@@ -49,10 +46,8 @@ struct CollectorStateMachine {
         var settledGuesses = 0
         /// Keys whose repeats join their load in the loader (once `load`'s keys are reserved).
         var joins: [CanonicalURL] = []
-        /// Entries to load (`plan(_:found:probing:)`), in the order found.
+        /// Entries to load (`plan(_:found:)`), in the order found.
         var load: [CatalogEntry] = []
-        /// Whether guesses are asked about with HEAD (`ImageRequest.probesFirst`).
-        var probing = false
     }
 
     /// One child task of a load.
@@ -108,9 +103,6 @@ struct CollectorStateMachine {
         case releasing
         /// Loads kept back wait for the crawl's summary.
         case awaitingCrawl
-        /// With deferred downloads, the guesses' loads must end first: which are images, which
-        /// pages, must be known before the largest rendition of each photo is chosen.
-        case awaitingGuesses
         case reconsidering
         /// Loading the entries kept back, 512 at a time from `next`.
         case loadingKeptBack([CatalogEntry], next: Int)
@@ -219,8 +211,6 @@ struct CollectorStateMachine {
             entry.settlesGuess = true
             entry.isSentToLoader = true
             batch.load.append(entry)
-        } else if settings.defersDownloads {
-            return
         } else if reference.isDecoration || previousDecorations.contains(discovery.key) {
             // Only at the end of the crawl is it known whether it is decoration (and a
             // decoration is never requested again).
@@ -243,8 +233,6 @@ struct CollectorStateMachine {
             action.settledGuesses += action.load.count(where: \.settlesGuess)
             action.load = []
         }
-        // Guesses that wait with the rest for the end of the crawl are asked about with HEAD.
-        action.probing = settings.defersDownloads
         return action
     }
 
@@ -266,11 +254,7 @@ struct CollectorStateMachine {
     /// The child tasks that load `entries`, given what the store holds of each (`found`, in
     /// the same order): those with stored validators revalidated together when the source
     /// allows it, in parts no larger than the window, then every other one on its own.
-    ///
-    /// With `probing`, guesses are asked about with HEAD (`ImageRequest.probesFirst`): their
-    /// bodies wait, as every other download does, until the largest rendition of each photo is
-    /// known (`--variants largest`).
-    mutating func plan(_ entries: [CatalogEntry], found: [ImageRequest.Lookup], probing: Bool) -> [LoadPart] {
+    mutating func plan(_ entries: [CatalogEntry], found: [ImageRequest.Lookup]) -> [LoadPart] {
         var batch: [(request: ImageRequest, settlesGuess: Bool)] = []
         var single: [LoadPart] = []
         for (entry, stored) in zip(entries, found) {
@@ -280,7 +264,6 @@ struct CollectorStateMachine {
             // A key that answered with an image on an earlier run is shown, guessed or not.
             if case .stored = stored { entry.isShown = true }
             request.isGuess = !entry.isShown
-            request.probesFirst = probing && !settings.dryRun
             if settings.revalidatesInBatches, case .stored(let image) = stored,
                 image.etag != nil || image.lastModified != nil
             {
@@ -350,11 +333,6 @@ struct CollectorStateMachine {
             case .storeFailed(let message):
                 failure = failure ?? .storage(message)
                 action = .cancelAll
-            case .probed where settings.defersDownloads && !settings.dryRun:
-                // A guess asked about with HEAD is an image: loaded with the others after the
-                // crawl if the photo keeps it.
-                entry?.outcome = nil
-                entry?.isSentToLoader = false
             case .stored, .probed:
                 break
             }
@@ -396,8 +374,8 @@ struct CollectorStateMachine {
     }
 
     /// What to do next, once the crawl's batches have ended: take the held discoveries as
-    /// their robots.txt arrives; when loads were kept back, wait for the crawl's summary (and,
-    /// with deferred downloads, the guesses' loads), reconsider them and load those kept; wait
+    /// their robots.txt arrives; when loads were kept back, wait for the crawl's summary,
+    /// reconsider them and load those kept; wait
     /// for every load; end the counter streams; finish.
     mutating func next(robotsKnown: (CanonicalURL) -> Bool, cancelled: Bool) -> NextAction {
         while true {
@@ -412,13 +390,9 @@ struct CollectorStateMachine {
                     mayRelease = false
                     return .take(release(robotsKnown: robotsKnown))
                 }
-                let keptBack = settings.defersDownloads || !suspects.isEmpty
-                phase = keptBack && failure == nil && !cancelled ? .awaitingCrawl : .awaitingLoads
+                phase = !suspects.isEmpty && failure == nil && !cancelled ? .awaitingCrawl : .awaitingLoads
             case .awaitingCrawl:
                 if summary == nil, failure == nil, !exhausted { return .waitForCompletion }
-                phase = settings.defersDownloads ? .awaitingGuesses : .reconsidering
-            case .awaitingGuesses:
-                if inFlight > 0, failure == nil, !exhausted { return .waitForCompletion }
                 phase = .reconsidering
             case .reconsidering:
                 phase = .awaitingLoads
@@ -454,18 +428,12 @@ struct CollectorStateMachine {
     }
 
     /// After the crawl: the keys held back that are decoration are rejected as such (a
-    /// decoration already fetched is left out when the plan is made); with deferred downloads,
-    /// only each photo's largest rendition stays accepted. Returns those to load.
+    /// decoration already fetched is left out when the plan is made). Returns the others, to load.
     private mutating func reconsider(groups: PhotoGroups) -> [CatalogEntry] {
-        let waiting = settings.defersDownloads ? Array(catalog.values) : suspects
-        for entry in waiting where groups.decorations.contains(entry.key) && entry.verdict == .accepted {
+        for entry in suspects where groups.decorations.contains(entry.key) && entry.verdict == .accepted {
             reject(entry, .decoration)
         }
-        guard settings.defersDownloads else { return waiting.filter { $0.verdict == .accepted } }
-        let choice = groups.largestRenditions()
-        for entry in choice.smaller { reject(entry, .smallerRendition) }
-        // Guesses were loaded already, while the crawl went on.
-        return choice.largest.filter { !$0.isSentToLoader }
+        return suspects.filter { $0.verdict == .accepted }
     }
 
     /// Rejects an accepted `entry` after the crawl, for `reason`.

@@ -15,11 +15,6 @@ public struct ImageRequest: Sendable, Equatable {
     /// image: an HTML answer is then a page, handed back whole (`Download.page`) rather than
     /// failing `not-an-image`. Default: false.
     public var isGuess = false
-    /// Whether a guess is first asked about with HEAD (downloads wait for the end of the crawl,
-    /// `--variants largest`): an image answers `.probed` and its body is asked for only if the
-    /// photo keeps it; a page is read. Default: false.
-    public var probesFirst = false
-
     /// The result of looking `key` up in the store ahead of the load.
     public enum Lookup: Sendable, Equatable {
         /// Not looked up yet.

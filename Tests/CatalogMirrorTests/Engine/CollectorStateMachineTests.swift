@@ -25,12 +25,12 @@ struct CollectorStateMachineTests {
     }
 
     static func machine(
-        window: Int = 8, batches: Bool = false, defers: Bool = false, previousDecorations: Set<CanonicalURL> = [],
+        window: Int = 8, batches: Bool = false, previousDecorations: Set<CanonicalURL> = [],
         progress: ProgressBoard = ProgressBoard()
     ) -> CollectorStateMachine {
         CollectorStateMachine(
             settings: .init(
-                window: window, revalidatesInBatches: batches, defersDownloads: defers, dryRun: false,
+                window: window, revalidatesInBatches: batches, dryRun: false,
                 findsDecorations: true),
             previousDecorations: previousDecorations, progress: progress, logger: .silent)
     }
@@ -93,7 +93,7 @@ struct CollectorStateMachineTests {
             machine: &machine, chain: &chain)
         #expect(Self.paths(first.load) == ["a.png", "b.png"])
         #expect(first.joins.map(\.string) == ["http://h/a.png"])
-        #expect(!first.probing && first.settledGuesses == 0)
+        #expect(first.settledGuesses == 0)
         let (second, _) = Self.take(
             [Self.discovery("b.png", document: 2), Self.discovery("r.png", document: 2)], machine: &machine, chain: &chain)
         #expect(second.load.isEmpty)
@@ -106,7 +106,7 @@ struct CollectorStateMachineTests {
 
         // The collection ends only when the loads and the joins have their answers, so every
         // memory hit is counted before the counter streams end.
-        for part in machine.plan(first.load, found: [.none, .none], probing: false) { _ = machine.send(part.count) }
+        for part in machine.plan(first.load, found: [.none, .none]) { _ = machine.send(part.count) }
         machine.streamEnded()
         _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: false)
         _ = machine.loaded(first.load.map { ($0.key, Self.image($0.key)) })
@@ -131,7 +131,7 @@ struct CollectorStateMachineTests {
         let (action, _) = Self.take(discoveries, machine: &machine, chain: &chain)
         // Seven stored with validators (revalidated in batches), two new (loads of their own).
         let found = action.load.enumerated().map { $0 < 7 ? Self.stored($1.key) : .none }
-        let parts = machine.plan(action.load, found: found, probing: false)
+        let parts = machine.plan(action.load, found: found)
         #expect(parts.map(\.count) == [3, 3, 1, 1, 1])
         #expect(parts.flatMap(Self.keys) == action.load.map(\.key))
         #expect(action.load.allSatisfy { $0.isSentToLoader })
@@ -212,65 +212,6 @@ struct CollectorStateMachineTests {
             taken.load.map(\.key.string) == ["http://late/1.png", "http://late/2.png", "http://slow/1.png", "http://slow/2.png"])
     }
 
-    @Test("with --variants largest, downloads wait for the crawl and the guesses; then only each photo's largest rendition loads")
-    func deferredLargest() throws {
-        var machine = Self.machine(defers: true)
-        var chain = Chain()
-        let (action, _) = Self.take(
-            [
-                Self.discovery("small.jpg", photo: 0, width: 200), Self.discovery("large.jpg", photo: 0, width: 1600),
-                Self.discovery("mid.jpg", photo: 0, width: 800), Self.discovery("other.jpg", photo: 1, width: 300),
-                Self.discovery("guess.jpg", photo: 2, guess: true),
-            ], machine: &machine, chain: &chain)
-        // Only the guess loads during the crawl, asked about with HEAD.
-        #expect(Self.paths(action.load) == ["guess.jpg"])
-        #expect(action.probing)
-        let parts = machine.plan(action.load, found: [.none], probing: action.probing)
-        guard case .load(let request, let guess) = try #require(parts.first) else {
-            Issue.record("the guess is no load of its own")
-            return
-        }
-        #expect(request.probesFirst && request.isGuess && guess == CollectorStateMachine.GuessAnswer(linkedFrom: 0))
-        #expect(machine.send(1) == .send)
-
-        machine.streamEnded()
-        var summary = CrawlSummary()
-        summary.documents[0] = .init(url: CanonicalURL("http://h/")!, kind: .page)
-        summary.pageNumbers[CanonicalURL("http://h/")!] = 0
-        // Waits for the crawl, then for the guess's answer: an image, loaded later if kept.
-        guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
-            Issue.record("the kept-back keys did not wait for the crawl")
-            return
-        }
-        #expect(machine.crawlEnded(.success(summary), cancelled: false) == .none)
-        guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
-            Issue.record("the kept-back keys did not wait for the guess")
-            return
-        }
-        #expect(machine.loaded([(request.key, .probed)]) == .none)
-        guard case .load(let kept) = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
-            Issue.record("nothing was loaded after the crawl")
-            return
-        }
-        #expect(Self.paths(kept) == ["guess.jpg", "large.jpg", "other.jpg"])
-        #expect(machine.catalog["http://h/small.jpg"]?.verdict == .rejected(.smallerRendition))
-        #expect(machine.catalog["http://h/mid.jpg"]?.verdict == .rejected(.smallerRendition))
-        #expect(machine.groups != nil)
-        let counts = machine.progress.snapshot
-        #expect(counts.accepted == 3 && counts.rejected == 2)
-
-        // The kept keys load; then the streams end, and the collection finishes with them.
-        let keptParts = machine.plan(kept, found: kept.map { _ in .none }, probing: false)
-        #expect(keptParts.allSatisfy { if case .load(let request, _) = $0 { !request.probesFirst } else { false } })
-        for part in keptParts { #expect(machine.send(part.count) == .send) }
-        guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
-            Issue.record("the collection did not wait for its loads")
-            return
-        }
-        _ = machine.loaded(kept.map { ($0.key, Self.image($0.key)) })
-        try Self.finish(&machine, expecting: 5)
-    }
-
     /// Drives `machine` from its last loads to its end, which must be a success with `count` entries.
     static func finish(_ machine: inout CollectorStateMachine, expecting count: Int) throws {
         guard case .finishStreams = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
@@ -301,7 +242,7 @@ struct CollectorStateMachineTests {
             ], machine: &machine, chain: &chain)
         #expect(Self.paths(action.load) == ["photo.png"])
         #expect(Self.paths(machine.suspects) == ["arrow.png", "was-decoration.png"])
-        for part in machine.plan(action.load, found: [.none], probing: false) { _ = machine.send(part.count) }
+        for part in machine.plan(action.load, found: [.none]) { _ = machine.send(part.count) }
         _ = machine.loaded([(action.load[0].key, Self.image(action.load[0].key))])
 
         machine.streamEnded()
@@ -318,7 +259,7 @@ struct CollectorStateMachineTests {
         }
         #expect(Self.paths(kept) == ["was-decoration.png"])
         #expect(machine.catalog["http://h/arrow.png"]?.verdict == .rejected(.decoration))
-        for part in machine.plan(kept, found: [.none], probing: false) { _ = machine.send(part.count) }
+        for part in machine.plan(kept, found: [.none]) { _ = machine.send(part.count) }
         _ = machine.loaded([(kept[0].key, Self.image(kept[0].key))])
         try Self.finish(&machine, expecting: 3)
     }
@@ -328,7 +269,7 @@ struct CollectorStateMachineTests {
         var machine = Self.machine()
         var chain = Chain()
         let (action, _) = Self.take([Self.discovery("a.png"), Self.discovery("b.png")], machine: &machine, chain: &chain)
-        for part in machine.plan(action.load, found: [.none, .none], probing: false) { _ = machine.send(part.count) }
+        for part in machine.plan(action.load, found: [.none, .none]) { _ = machine.send(part.count) }
         #expect(machine.loaded([(action.load[0].key, .storeFailed("disk full"))]) == .cancelAll)
         let (after, sightings) = Self.take(
             [Self.discovery("c.png"), Self.discovery("g.png", guess: true)], machine: &machine, chain: &chain)
@@ -358,7 +299,7 @@ struct CollectorStateMachineTests {
     @Test("a failed crawl stops the run with the source unavailable, or cancelled when the run was cancelled")
     func crawlFailed() {
         for cancelled in [false, true] {
-            var machine = Self.machine(defers: true)
+            var machine = Self.machine()
             machine.streamEnded()
             let action = machine.crawlEnded(.failure(CrawlError(.startFailed, "no answer from http://h/")), cancelled: cancelled)
             #expect(action == .cancelAll)
@@ -380,7 +321,7 @@ struct CollectorStateMachineTests {
         var machine = Self.machine()
         var chain = Chain()
         let (action, _) = Self.take([Self.discovery("a.png")], machine: &machine, chain: &chain)
-        for part in machine.plan(action.load, found: [.none], probing: false) { _ = machine.send(part.count) }
+        for part in machine.plan(action.load, found: [.none]) { _ = machine.send(part.count) }
         let (after, sightings) = Self.take([Self.discovery("b.png")], machine: &machine, chain: &chain, cancelled: true)
         #expect(sightings == [.skip] && after.load.isEmpty)
         machine.streamEnded()
@@ -414,7 +355,7 @@ struct CollectorStateMachineTests {
         // The repeat and the rejection settle now; the accepted guess with its load.
         #expect(action.settledGuesses == 2)
         #expect(Self.paths(action.load) == ["g.png", "shown.png"])
-        let parts = machine.plan(action.load, found: [.none, .none], probing: false)
+        let parts = machine.plan(action.load, found: [.none, .none])
         let answers = parts.map { part -> CollectorStateMachine.GuessAnswer? in
             if case .load(_, let guess) = part { guess } else { nil }
         }
