@@ -368,11 +368,15 @@ package struct PhotoGroups {
                 linksToPhotoPage(local)
                 ? Self.mainPhoto(of: candidates, graph: graph, links: linkOfLocal, entries: entries, component: component)
                 : []
+            // Each of the main photo's renditions (the page's image, the "original" it links)
+            // against the linked photo: those whose pixels differ are another photo, and when
+            // none is left, the link is a cover's.
             let own = Int(anchorOfLocal[number])
-            if let target = main.lazy.map({ Int(anchorOfLocal[$0]) }).first(where: { $0 >= 0 }) {
+            main = main.filter { photo in
+                let target = Int(anchorOfLocal[photo])
+                guard target >= 0 else { return false }
                 propose(own, target)
-                // Pixels that differ: the page's photo is another photo, and the link is a cover's.
-                if sets.find(own) != sets.find(target) { main = [] }
+                return sets.find(own) == sets.find(target)
             }
             if main.isEmpty || Self.isCover(number, of: main, page: page, graph: graph, entries: entries, summary: summary) {
                 covers[local] = target

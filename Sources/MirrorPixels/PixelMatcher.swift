@@ -38,12 +38,22 @@ package enum PixelMatcher {
         package var isCrop: Bool
     }
 
-    /// Compares the two images, whichever is larger (by pixel area at full size).
+    /// Compares the two images: the smaller (by pixel area at full size) searched for in the
+    /// larger, then, when that finds no match, the larger in the smaller (a square crop can
+    /// have more pixels than a small thumbnail of the whole frame).
     package static func compare(_ first: WorkingCopy, _ second: WorkingCopy) -> Comparison {
         let (smaller, larger) =
             first.fullWidth * first.fullHeight <= second.fullWidth * second.fullHeight ? (first, second) : (second, first)
-        let target = AreaSums(smaller).fingerprint(x: 0, y: 0, width: Double(smaller.width), height: Double(smaller.height))
-        return search(for: target, aspect: Double(smaller.fullWidth) / Double(max(smaller.fullHeight, 1)), in: larger)
+        let found = search(for: smaller, in: larger)
+        guard !found.isMatch, !(smaller.width == larger.width && smaller.height == larger.height) else { return found }
+        let reverse = search(for: larger, in: smaller)
+        return reverse.isMatch || score(reverse) < score(found) ? reverse : found
+    }
+
+    /// Searches `image` for a region whose fingerprint matches `target`'s whole frame.
+    private static func search(for target: WorkingCopy, in image: WorkingCopy) -> Comparison {
+        let fingerprint = AreaSums(target).fingerprint(x: 0, y: 0, width: Double(target.width), height: Double(target.height))
+        return search(for: fingerprint, aspect: Double(target.fullWidth) / Double(max(target.fullHeight, 1)), in: image)
     }
 
     /// Compares a fingerprint known from an earlier run with an image's whole frame only (no
@@ -182,6 +192,7 @@ struct AreaSums {
         let columns = PixelFingerprint.hashColumns
         let rows = PixelFingerprint.hashRows
         var hash = [UInt64](repeating: 0, count: 4)
+        var significant = [UInt64](repeating: 0, count: 4)
         var bit = 0
         var cells = [Double](repeating: 0, count: columns)
         for row in 0..<rows {
@@ -193,7 +204,9 @@ struct AreaSums {
                     x1: x + regionWidth * Double(column + 1) / Double(columns), y1: y1)
             }
             for column in 0..<(columns - 1) {
-                if cells[column + 1] > cells[column] { hash[bit / 64] |= 1 << UInt64(63 - bit % 64) }
+                let mask = UInt64(1) << UInt64(63 - bit % 64)
+                if cells[column + 1] > cells[column] { hash[bit / 64] |= mask }
+                if abs(cells[column + 1] - cells[column]) > PixelFingerprint.flatStep { significant[bit / 64] |= mask }
                 bit += 1
             }
         }
@@ -211,6 +224,6 @@ struct AreaSums {
                 }
             }
         }
-        return PixelFingerprint(hash: hash, grid: grid)
+        return PixelFingerprint(hash: hash, significant: significant, grid: grid)
     }
 }

@@ -56,8 +56,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var location: EmbeddedMetadata.Location? = nil
         /// Where `title` came from: the source's pages, the file's own metadata, or its name.
         public var titleFrom: TextSource? = nil
-        /// The perceptual signature of the image's pixels (160 hex digits: a 256-bit difference
-        /// hash, then a 4 × 4 colour layout; `MirrorPixels.PixelFingerprint`), where it was
+        /// The perceptual signature of the image's pixels (224 hex digits: a 256-bit difference
+        /// hash, which of its bits are edges, and a 4 × 4 colour layout; `MirrorPixels.PixelFingerprint`), where it was
         /// computed: for the images compared with another rendition of their photo.
         public var fingerprint: String? = nil
         /// Where the caption in `metadata` came from: the source's pages or the file's own
