@@ -113,7 +113,8 @@ class Gallery:
             self._add()
 
     def _png(self):
-        return make_png(self.rng, self.rng.randint(24, 96), self.rng.randint(24, 64))
+        # Wider than an icon (SPEC: an image at most 48 px on both sides is decoration).
+        return make_png(self.rng, self.rng.randint(49, 96), self.rng.randint(24, 64))
 
     def _add(self, data=None, album=None, title=None):
         image_id = self.next_id

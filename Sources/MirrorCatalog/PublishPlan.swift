@@ -121,8 +121,8 @@ package struct PublishPlan {
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue
             }
-            if let image = records[number], entry.verdict == .accepted, image.dimensions.map(Self.isIconSized) == true,
-                !entry.isLinkedAsContent
+            if findsDecorations, let image = records[number], entry.verdict == .accepted,
+                image.dimensions.map(Self.isIconSized) == true, !entry.isLinkedAsContent
             {
                 // An icon's size (a listing's row marker, a theme's button): decoration, unless
                 // a page links it as content or the catalog lists it.

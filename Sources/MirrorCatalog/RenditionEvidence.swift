@@ -47,6 +47,14 @@ package struct RenditionEvidence: Sendable {
     /// The answer on `a`, `b`; nil when the pair was never put to the pixels.
     package func answer(_ a: CanonicalURL, _ b: CanonicalURL) -> Answer? { answers[Pair(a, b)] }
 
+    /// The pairs given `answer`, in key order.
+    package func pairs(answered answer: Answer) -> [Pair] {
+        answers.filter { $0.value == answer }.keys.sorted {
+            $0.first.string.utf8.lexicographicallyPrecedes($1.first.string.utf8)
+                || ($0.first == $1.first && $0.second.string.utf8.lexicographicallyPrecedes($1.second.string.utf8))
+        }
+    }
+
     /// How many pairs matched, differed, and could not be compared.
     package var counts: (matched: Int, differed: Int, unknown: Int) {
         var counts = (matched: 0, differed: 0, unknown: 0)

@@ -10,9 +10,15 @@ import MirrorCore
 ///   `name.jpg`, or, for an upload wider than 2560 pixels, from the `name-scaled.jpg` that
 ///   WordPress publishes in its place; `name-scaled.jpg` and `name-rotated.jpg` from `name.jpg`.
 ///
-/// `PhotoGroups` joins a key to the first of these candidates that the catalog holds, so a
-/// copy joins nothing unless its original is there: a site whose file names only look like
-/// these loses nothing.
+/// - Any site: a name that is another's stem with a size or a rendition's word after it
+///   (`garden-x900.jpg`, `garden-1200w.jpg`, `garden-640px.jpg`, `garden_thumb.jpg`,
+///   `garden-small.jpg`) or a Hugo resource's hash (`IMG_2041_hu_3d03a0….jpg`) may be made from
+///   `garden.jpg` or `IMG_2041.jpg` in the same folder.
+///
+/// These only propose: `PhotoGroups` puts a key and the first of these candidates that the
+/// catalog holds to their pixels, and joins them only when the pixels match. A site whose file
+/// names only look like these loses nothing, and two different photos with related names stay
+/// two photos.
 enum RenditionFamily {
     /// The keys `key` may be a resized copy of, most likely first (same origin, no query).
     static func originals(of key: CanonicalURL) -> [String] {
@@ -24,6 +30,7 @@ enum RenditionFamily {
         var found: [String] = []
         if let original = mediaWikiOriginal(folder: folder, name: name) { found.append(origin + original) }
         found += wordPressOriginals(name: name).map { origin + folder + "/" + $0 }
+        found += stemOriginals(name: name).map { origin + folder + "/" + $0 }.filter { !found.contains($0) }
         return found
     }
 
@@ -60,6 +67,38 @@ enum RenditionFamily {
             && sides.allSatisfy { side in !side.isEmpty && side.count <= 5 && side.allSatisfy(\.isWholeNumberDigit) }
         guard isSize else { return [] }
         return [String(base + ext), String(base) + "-scaled" + String(ext)]
+    }
+}
+
+extension RenditionFamily {
+    /// Words a site adds to a file's stem for one of its renditions.
+    private static let renditionWords: Set<Substring> = [
+        "thumb", "thumbnail", "small", "medium", "large", "preview", "sm", "md", "lg", "web", "display",
+    ]
+
+    /// `garden-x900.jpg`, `garden_thumb.jpg`, `IMG_2041_hu_3d03a0.jpg` → `garden.jpg`, `IMG_2041.jpg`.
+    static func stemOriginals(name: Substring) -> [String] {
+        guard let dot = name.lastIndex(of: "."), dot > name.startIndex else { return [] }
+        let stem = name[..<dot]
+        let ext = name[dot...]
+        // Hugo: `_hu` and a hash, then its processing's words, to the end of the stem.
+        if let hugo = stem.range(of: "_hu"), hugo.lowerBound > stem.startIndex,
+            stem[hugo.upperBound...].first.map({ $0 == "_" || $0.isHexDigit }) == true
+        {
+            return [String(stem[..<hugo.lowerBound] + ext)]
+        }
+        guard let separator = stem.lastIndex(where: { $0 == "-" || $0 == "_" }), separator > stem.startIndex else {
+            return []
+        }
+        let base = stem[..<separator]
+        let suffix = stem[stem.index(after: separator)...].lowercased()[...]
+        func digits(_ text: Substring) -> Bool { !text.isEmpty && text.count <= 5 && text.allSatisfy(\.isWholeNumberDigit) }
+        let isSize =
+            (suffix.hasPrefix("x") && digits(suffix.dropFirst()))
+            || (suffix.hasSuffix("px") && digits(suffix.dropLast(2)))
+            || (suffix.hasSuffix("w") && digits(suffix.dropLast()))
+        guard isSize || renditionWords.contains(suffix) else { return [] }
+        return [String(base + ext)]
     }
 }
 

@@ -27,6 +27,23 @@ func sha256Hex(_ bytes: [UInt8]) -> String {
 }
 
 /// Sample images by format, for fixtures.
+/// Renditions of one photo for tests: the same pixels in different bytes. A JPEG comment
+/// segment (`FF FE`) after the file's start marker changes its bytes and leaves what it decodes
+/// to as it was, as a site's re-encoded copy of a photo would (the pixel matcher confirms it as
+/// a rendition; two different sample images are two photos).
+enum Rendition {
+    /// `jpeg` with the comment "rendition `number`"; `number` 0 is `jpeg` itself.
+    static func of(_ jpeg: [UInt8], _ number: Int) -> [UInt8] {
+        guard number > 0, jpeg.starts(with: [0xFF, 0xD8]) else { return jpeg }
+        let text = Array("rendition \(number)".utf8)
+        let length = text.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + text + jpeg.dropFirst(2)
+    }
+
+    /// The bundled sample JPEGs, each a photo of its own.
+    static let photos = SampleImage.bundled.filter { $0.format == "jpeg" }.map(\.bytes)
+}
+
 enum Fixture {
     static let png = SampleImage.bundled.first { $0.format == "png" }!.bytes
     static let jpeg = SampleImage.bundled.first { $0.format == "jpeg" }!.bytes

@@ -25,6 +25,8 @@ struct PlannedRun {
 /// the last run's manifest (`PublishPlan`). Nothing on disk changes but the index's commit.
 struct PlanPhase {
     let configuration: MirrorConfiguration
+    /// How many pairs whose pixels differ `--verbose` names.
+    static let pairsNamed = 20
 
     /// Plans what to publish from `collected` and the last manifest `storage` read.
     /// - Throws: `MirrorError.storage` when the index cannot be written or read back, and
@@ -61,7 +63,11 @@ struct PlanPhase {
         if configuration.crawl.variants == .largest {
             for entry in grouped.largestRenditions().smaller where entry.verdict == .accepted {
                 entry.verdict = .rejected(.smallerRendition)
+                configuration.logger.reconsidered(entry.verdict, for: entry.key)
             }
+        }
+        for pair in evidence.pairs(answered: .differ).prefix(Self.pairsNamed) {
+            configuration.logger.info("images \(pair.first) and \(pair.second): proposed as one photo, their pixels differ: two photos")
         }
         groups = grouped
         let pairs = evidence.counts

@@ -63,6 +63,65 @@ struct PhotoGroupsTests {
         #expect(groups.decorations.isEmpty)
     }
 
+    @Test("the structure proposes, the pixels decide: a pair that differs is two photos, and never chains others")
+    func pixelsDecide() throws {
+        // Pages 0–2 are photo pages that each show their photo (display, linking to the
+        // original) and, in the same local photo, the next photo's display image, as a preload
+        // script once did on igal2 and jigl: every page proposes its photo and the next as one.
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        func key(_ path: String) throws -> CanonicalURL { try #require(CanonicalURL("http://h/g/" + path)) }
+        func see(_ url: String, _ document: Int, _ photo: Int, _ role: RenditionSize.Role) throws {
+            let discovery = Discovery(
+                key: try key(url), reference: ImageReference(url: url, photo: photo, size: .init(role: role)),
+                document: document)
+            let entry = catalog[discovery.key] ?? CatalogEntry(key: discovery.key, reference: discovery.reference, verdict: .accepted)
+            entry.see(discovery)
+            catalog[discovery.key] = entry
+        }
+        var summary = CrawlSummary()
+        for page in 0..<3 {
+            try see("slide_\(page).jpg", page, 0, .display)
+            try see("\(page).jpg", page, 0, .full)
+            try see("slide_\(page + 1).jpg", page, 0, .thumbnail)
+            let url = try key("\(page).html")
+            summary.documents[page] = .init(url: url, kind: .page)
+            summary.pageNumbers[url] = page
+        }
+        func photos(_ groups: PhotoGroups) -> Set<Set<String>> {
+            Set(groups.photos.map { Set($0.keys.map { String($0.string.dropFirst("http://h/g/".count)) }) })
+        }
+        // Without pixels, every proposal joins: one chain, and every pair waits for a verdict.
+        let proposed = PhotoGroups(entries: catalog.values, summary: summary)
+        #expect(photos(proposed).count == 1)
+        #expect(proposed.unjudged.count == 6)
+        // The pixels: each page's display matches its original; the next photo matches neither.
+        var evidence = RenditionEvidence()
+        for pair in proposed.unjudged {
+            let names = [pair.first, pair.second].map { $0.string.dropFirst("http://h/g/".count) }
+            let digits = names.map { $0.filter(\.isNumber) }
+            evidence.record(digits[0] == digits[1] ? .match : .differ, for: pair.first, pair.second)
+        }
+        let decided = PhotoGroups(entries: catalog.values, summary: summary, evidence: evidence)
+        #expect(
+            photos(decided) == [
+                ["slide_0.jpg", "0.jpg"], ["slide_1.jpg", "1.jpg"], ["slide_2.jpg", "2.jpg"], ["slide_3.jpg"],
+            ])
+        #expect(decided.unjudged.isEmpty)
+        #expect(evidence.counts.matched == 3 && evidence.counts.differed == 3)
+        // --variants largest discards only what the pixels confirmed: the displays matched their
+        // originals; the next photo's image, alone, is the largest of its own photo.
+        let choice = decided.largestRenditions()
+        #expect(Set(choice.smaller.map(\.key.string)) == Set(["slide_0.jpg", "slide_1.jpg", "slide_2.jpg"].map { "http://h/g/" + $0 }))
+        #expect(Set(choice.largest.map(\.key.string)).contains("http://h/g/slide_3.jpg"))
+
+        // A pair that could not be compared joins as proposed, and is kept by --variants largest.
+        var unknown = RenditionEvidence()
+        for pair in proposed.unjudged { unknown.record(.unknown, for: pair.first, pair.second) }
+        let undecided = PhotoGroups(entries: catalog.values, summary: summary, evidence: unknown)
+        #expect(photos(undecided).count == 1)
+        #expect(undecided.largestRenditions().smaller.isEmpty)
+    }
+
     @Test("an image alone on most pages, or marked as a spinner or icon, is decoration; a repeated thumbnail is not")
     func decorations() throws {
         var catalog: [CanonicalURL: CatalogEntry] = [:]

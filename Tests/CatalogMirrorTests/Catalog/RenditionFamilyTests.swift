@@ -42,4 +42,20 @@ struct RenditionFamilyTests {
         #expect(try originals("http://h/u/-300x200.jpg").isEmpty)
         #expect(try originals("http://h/u/aqua.jpg").isEmpty)
     }
+
+    @Test("any site's related names propose the stem's file: sizes, rendition words, a Hugo hash; others do not")
+    func stems() throws {
+        #expect(try originals("http://h/p/garden-x900.jpg") == ["http://h/p/garden.jpg"])
+        #expect(try originals("http://h/p/garden-1200w.webp") == ["http://h/p/garden.webp"])
+        #expect(try originals("http://h/p/garden_640px.jpg") == ["http://h/p/garden.jpg"])
+        #expect(try originals("http://h/p/garden_thumb.jpg") == ["http://h/p/garden.jpg"])
+        #expect(try originals("http://h/p/garden-Small.png") == ["http://h/p/garden.png"])
+        #expect(try originals("http://h/p/IMG_2041_hu_3d03a01dcc18bc5b_1234_300x0_resize_q75_box.jpg") == ["http://h/p/IMG_2041.jpg"])
+        // A number, a word that is no rendition's, or nothing before the separator proposes nothing.
+        #expect(try originals("http://h/p/photo-00042.jpg").isEmpty)
+        #expect(try originals("http://h/p/garden-party.jpg").isEmpty)
+        #expect(try originals("http://h/p/-x900.jpg").isEmpty)
+        #expect(try originals("http://h/p/IMG_2041.jpg").isEmpty)
+    }
+
 }

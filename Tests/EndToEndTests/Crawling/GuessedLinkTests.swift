@@ -48,17 +48,18 @@ struct GuessedLinkTests {
         router.get("/images/thumb/{a}/{ab}/{file}/{size}") { _, context in
             let size = context.parameters.get("size") ?? ""
             let file = context.parameters.get("file") ?? ""
-            let offset = file == "Aqua.jpg" ? 0 : 5
+            // Each file's sizes are renditions of one photo (its pixels, in other bytes).
+            let photo = Rendition.photos[file == "Aqua.jpg" ? 0 : 1]
             switch size.prefix(while: \.isNumber) {
-            case "120": return bytes(image[offset])
-            case "180": return bytes(image[offset + 1])
-            case "240": return bytes(image[offset + 2])
-            case "800": return bytes(image[offset + 3])
+            case "120": return bytes(Rendition.of(photo, 1))
+            case "180": return bytes(Rendition.of(photo, 2))
+            case "240": return bytes(Rendition.of(photo, 3))
+            case "800": return bytes(Rendition.of(photo, 4))
             default: return Response(status: .notFound)
             }
         }
         router.get("/images/{a}/{ab}/{file}") { _, context in
-            bytes(image[context.parameters.get("file") == "Aqua.jpg" ? 4 : 9])
+            bytes(Rendition.photos[context.parameters.get("file") == "Aqua.jpg" ? 0 : 1])
         }
     }
 
@@ -161,8 +162,9 @@ struct GuessedLinkTests {
     }
 }
 
-/// Under `--variants largest` a guessed rendition is asked about with HEAD, and its body only
-/// when the photo keeps it (README: only the largest rendition of each photo is downloaded).
+/// Under `--variants largest` a smaller rendition is discarded only once its pixels matched a
+/// larger one: it is downloaded to be compared (thumbnails are cheap), and a proposed rendition
+/// whose pixels differ is a photo of its own (SPEC "manifest.json").
 @Suite("Guesses under --variants largest")
 struct GuessedLargestTests {
     /// Records each request's method and path.
@@ -176,8 +178,8 @@ struct GuessedLargestTests {
         }
     }
 
-    @Test("a guessed smaller rendition is asked about with HEAD and never downloaded")
-    func headFirst() async throws {
+    @Test("a smaller rendition is compared, then rejected smaller-rendition; one whose pixels differ is kept")
+    func comparedFirst() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let requests = Mutex<[String]>([])
@@ -187,18 +189,16 @@ struct GuessedLargestTests {
                 html(
                     """
                     <title>Gallery</title>
-                    <a href="display.jpg"><img src="thumb.png" alt="Lake" data-big="original.jpg"></a>
+                    <a href="display.jpg"><img src="thumb.jpg" alt="Lake" data-big="original.jpg"></a>
+                    <a href="next.jpg"><img src="cover.jpg" alt="Not the same photo"></a>
                     """)
             }
-            for (name, index) in [("thumb.png", 0), ("display.jpg", 1), ("original.jpg", 2)] {
-                let body = GuessedLinkTests.image[index]
-                router.get("/g/\(name)") { _, _ in bytes(body, type: index == 0 ? "image/png" : "image/jpeg") }
-                router.head("/g/\(name)") { _, _ in
-                    Response(
-                        status: .ok,
-                        headers: [.contentType: index == 0 ? "image/png" : "image/jpeg", .contentLength: "\(body.count)"])
-                }
-            }
+            let lake = Rendition.photos[0]
+            let files: [(String, [UInt8])] = [
+                ("thumb.jpg", Rendition.of(lake, 1)), ("display.jpg", Rendition.of(lake, 2)), ("original.jpg", lake),
+                ("cover.jpg", Rendition.photos[1]), ("next.jpg", Rendition.photos[2]),
+            ]
+            for (name, body) in files { router.get("/g/\(name)") { _, _ in bytes(body, type: "image/jpeg") } }
         }) { origin in
             let output = directory.url.appendingPathComponent("m")
             var configuration = testConfiguration(source: origin + "/g/", output: output)
@@ -206,12 +206,18 @@ struct GuessedLargestTests {
             let report = try await MirrorEngine(configuration: configuration).run()
             #expect(report.exitStatus == 0, "\(report.failed)")
             let manifest = try Manifest.read(from: output.appendingPathComponent("manifest.json"))
-            #expect(manifest.items.map(\.key) == [origin + "/g/original.jpg"])
+            #expect(
+                Set(manifest.items.map(\.key)) == Set(["original.jpg", "next.jpg", "cover.jpg"].map { origin + "/g/" + $0 }),
+                "\(manifest.items.map(\.key))")
+            #expect(
+                Set(manifest.rejected.filter { $0.reason == "smaller-rendition" }.map(\.key))
+                    == Set(["thumb.jpg", "display.jpg"].map { origin + "/g/" + $0 }), "\(manifest.rejected)")
         }
+        // Each image was fetched once, the smaller ones to be compared.
         let log = requests.withLock { $0 }
-        #expect(!log.contains("GET /g/display.jpg"), "\(log)")
-        #expect(!log.contains("GET /g/thumb.png"), "\(log)")
-        #expect(log.contains("HEAD /g/display.jpg"), "\(log)")
-        #expect(log.filter { $0 == "GET /g/original.jpg" }.count == 1, "\(log)")
+        for name in ["thumb.jpg", "display.jpg", "original.jpg"] {
+            #expect(log.filter { $0 == "GET /g/\(name)" }.count == 1, "\(log)")
+        }
+        #expect(!log.contains { $0.hasPrefix("HEAD") }, "\(log)")
     }
 }
