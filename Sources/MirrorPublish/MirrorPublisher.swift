@@ -493,7 +493,7 @@ package struct MirrorPublisher: Sendable {
         }
         // Only where it applies, so the pages of a mirror whose files say nothing keep the
         // context (and fingerprints) they had.
-        if album.photos.count(where: { PhotoView.embedded(of: $0)?.taken != nil }) >= 2 {
+        if album.sortsByDate {
             names.append("sortsByDate")
             values.append(.object(TemplateObject(["base": .text(album.fileBase)])))
         }

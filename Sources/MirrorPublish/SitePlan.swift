@@ -87,6 +87,10 @@ struct SitePlan {
         /// The album's picture: the photo the source shows where it links to the album (its
         /// cover), else none (its first photo stands in).
         var cover: Photo?
+        /// Whether at least two of its photos say when they were taken: its pages offer to sort
+        /// by date. Worked out once an album, not on each of its pages (every page asking it of
+        /// every photo made publishing an album of n photos cost n²/perPage).
+        var sortsByDate = false
     }
 
     /// One file to render: a page of an album's photos.
@@ -241,6 +245,10 @@ struct SitePlan {
             photoCount += 1
         }
 
+        for index in albums.indices {
+            albums[index].sortsByDate =
+                albums[index].photos.lazy.filter { PhotoView.embedded(of: $0)?.taken != nil }.prefix(2).count >= 2
+        }
         let perPage = max(1, itemsPerPage)
         for (index, album) in albums.enumerated() where index == 0 || !album.photos.isEmpty || !album.children.isEmpty {
             let count = max(1, (album.photos.count + perPage - 1) / perPage)

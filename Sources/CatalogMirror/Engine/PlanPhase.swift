@@ -56,9 +56,17 @@ struct PlanPhase {
         var grouped = groups ?? PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations)
         // A grouping may propose pairs the one before did not (a page's main photo is found
         // among other photos once pixels split them): asked again, a few rounds at most.
+        let judging = ContinuousClock.now
         for _ in 0..<3 where !grouped.unjudged.isEmpty {
             await PixelJudge(storage: storage).judge(grouped.unjudged, into: &evidence)
             grouped = PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations, evidence: evidence)
+        }
+        let pairs = evidence.counts
+        if pairs.matched + pairs.differed + pairs.unknown > 0 {
+            let elapsed = (ContinuousClock.now - judging).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            configuration.logger.info(
+                "pixels: \(pairs.matched) proposed pairs of renditions matched, \(pairs.differed) did not, \(pairs.unknown) could not be compared (\(String(format: "%.2f", seconds)) s)")
         }
         if configuration.crawl.variants == .largest {
             for entry in grouped.largestRenditions().smaller where entry.verdict == .accepted {
@@ -70,7 +78,6 @@ struct PlanPhase {
             configuration.logger.info("images \(pair.first) and \(pair.second): proposed as one photo, their pixels differ: two photos")
         }
         groups = grouped
-        let pairs = evidence.counts
 
         var previous = await storage.takePreviousManifest()
         var stored: [CanonicalURL: StoredImage] = [:]
