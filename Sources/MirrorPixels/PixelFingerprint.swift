@@ -58,7 +58,9 @@ package struct PixelFingerprint: Sendable, Hashable {
     package var hex: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(112)
-        for word in hash + significant { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) } }
+        for word in hash + significant {
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
         bytes += grid
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

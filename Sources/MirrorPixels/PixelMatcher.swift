@@ -71,7 +71,8 @@ package enum PixelMatcher {
     private static func verdict(_ a: PixelFingerprint, _ b: PixelFingerprint, isCrop: Bool) -> Comparison {
         let hash = a.hashDistance(to: b)
         let colour = a.colourDistance(to: b)
-        return Comparison(isMatch: hash <= hashLimit && colour <= colourLimit, hashDistance: hash, colourDistance: colour, isCrop: isCrop)
+        return Comparison(
+            isMatch: hash <= hashLimit && colour <= colourLimit, hashDistance: hash, colourDistance: colour, isCrop: isCrop)
     }
 
     /// How far a region is from the target: both distances, each against its own limit.

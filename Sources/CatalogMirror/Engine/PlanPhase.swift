@@ -66,7 +66,8 @@ struct PlanPhase {
             let elapsed = (ContinuousClock.now - judging).components
             let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             configuration.logger.info(
-                "pixels: \(pairs.matched) proposed pairs of renditions matched, \(pairs.differed) did not, \(pairs.unknown) could not be compared (\(String(format: "%.2f", seconds)) s)")
+                "pixels: \(pairs.matched) proposed pairs of renditions matched, \(pairs.differed) did not, \(pairs.unknown) could not be compared (\(String(format: "%.2f", seconds)) s)"
+            )
         }
         if configuration.crawl.variants == .largest {
             for entry in grouped.largestRenditions().smaller where entry.verdict == .accepted {
@@ -75,7 +76,8 @@ struct PlanPhase {
             }
         }
         for pair in evidence.pairs(answered: .differ).prefix(Self.pairsNamed) {
-            configuration.logger.info("images \(pair.first) and \(pair.second): proposed as one photo, their pixels differ: two photos")
+            configuration.logger.info(
+                "images \(pair.first) and \(pair.second): proposed as one photo, their pixels differ: two photos")
         }
         groups = grouped
 

@@ -74,7 +74,8 @@ struct PhotoGroupsTests {
             let discovery = Discovery(
                 key: try key(url), reference: ImageReference(url: url, photo: photo, size: .init(role: role)),
                 document: document)
-            let entry = catalog[discovery.key] ?? CatalogEntry(key: discovery.key, reference: discovery.reference, verdict: .accepted)
+            let entry =
+                catalog[discovery.key] ?? CatalogEntry(key: discovery.key, reference: discovery.reference, verdict: .accepted)
             entry.see(discovery)
             catalog[discovery.key] = entry
         }
@@ -111,7 +112,9 @@ struct PhotoGroupsTests {
         // --variants largest discards only what the pixels confirmed: the displays matched their
         // originals; the next photo's image, alone, is the largest of its own photo.
         let choice = decided.largestRenditions()
-        #expect(Set(choice.smaller.map(\.key.string)) == Set(["slide_0.jpg", "slide_1.jpg", "slide_2.jpg"].map { "http://h/g/" + $0 }))
+        #expect(
+            Set(choice.smaller.map(\.key.string))
+                == Set(["slide_0.jpg", "slide_1.jpg", "slide_2.jpg"].map { "http://h/g/" + $0 }))
         #expect(Set(choice.largest.map(\.key.string)).contains("http://h/g/slide_3.jpg"))
 
         // A pair that could not be compared joins as proposed, and is kept by --variants largest.

@@ -50,7 +50,8 @@ struct RenditionFamilyTests {
         #expect(try originals("http://h/p/garden_640px.jpg") == ["http://h/p/garden.jpg"])
         #expect(try originals("http://h/p/garden_thumb.jpg") == ["http://h/p/garden.jpg"])
         #expect(try originals("http://h/p/garden-Small.png") == ["http://h/p/garden.png"])
-        #expect(try originals("http://h/p/IMG_2041_hu_3d03a01dcc18bc5b_1234_300x0_resize_q75_box.jpg") == ["http://h/p/IMG_2041.jpg"])
+        #expect(
+            try originals("http://h/p/IMG_2041_hu_3d03a01dcc18bc5b_1234_300x0_resize_q75_box.jpg") == ["http://h/p/IMG_2041.jpg"])
         // A number, a word that is no rendition's, or nothing before the separator proposes nothing.
         #expect(try originals("http://h/p/photo-00042.jpg").isEmpty)
         #expect(try originals("http://h/p/garden-party.jpg").isEmpty)
