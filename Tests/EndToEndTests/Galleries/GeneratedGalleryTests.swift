@@ -146,12 +146,12 @@ struct GeneratedGalleryTests {
         }
     }
 
-    /// The text of every page, script and listing of a site (where renditions can be named).
+    /// The text of every page, script, listing and feed of a site (where renditions can be named).
     private func siteTexts(_ site: URL) throws -> [String] {
         var texts: [String] = []
         let enumerator = FileManager.default.enumerator(atPath: site.path)
         while let path = enumerator?.nextObject() as? String {
-            guard [".html", ".json", ".js"].contains(where: path.hasSuffix), !path.contains("static/") else { continue }
+            guard [".html", ".json", ".js", ".xml"].contains(where: path.hasSuffix), !path.contains("static/") else { continue }
             texts.append((try? String(contentsOf: site.appendingPathComponent(path), encoding: .utf8)) ?? "")
         }
         return texts
