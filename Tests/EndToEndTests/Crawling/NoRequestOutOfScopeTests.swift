@@ -88,6 +88,7 @@ struct NoRequestOutOfScopeTests {
                     "no manifest.json: \(result.stderr.suffix(800))")
                 let reasons = Dictionary(manifest.rejected.map { ($0.key, $0.reason) }, uniquingKeysWith: { first, _ in first })
                 let keys = manifest.items.map(\.key)
+                print("NoRequestOutOfScopeTests: published \(keys); rejected \(reasons)")
                 #expect(keys.contains(origin + "/gallery/a.jpg"), "a.jpg is not published: \(keys)")
                 #expect(
                     keys.allSatisfy { $0.hasPrefix(origin + "/") }, "an item of another host is published: \(keys)")
