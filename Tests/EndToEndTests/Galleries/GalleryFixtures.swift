@@ -48,18 +48,19 @@ struct GalleryTruth: Decodable, Sendable {
 enum GalleryFixtures {
     /// The galleries written by real generators; each needs its generator installed.
     static let generated = [
-        "sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery", "igal2", "jigl",
+        "sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery", "igal2", "igal2-slides", "jigl",
     ]
     /// The hand-written galleries of other markup kinds (need only python3 with Pillow), the
     /// issue-45 ones (`realPhotographs`) made of real photographs too.
     static let handwritten = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data"] + realPhotographs
     /// Issue 45, "a photo is its pixels": the galleries made of real photographs (the Debian
     /// wallpapers, `Scripts/real_photos.py`), where only the pixels tell which images are one photo.
-    /// igal2 and jigl preload the next photo in a script on each photo page; the hand-written ones
+    /// igal2 (with its defaults, and with slides: `igal2-slides`) and jigl preload the next photo in
+    /// a script on each photo page; the hand-written ones
     /// are described in `Scripts/handwritten.py`.
     static let realPhotographs = ["preload-script", "crops", "related-names", "lazy-bg", "apache-listing", "hostile-listing"]
     /// Every gallery of issue 45: the two generators' and the hand-written ones.
-    static let pixelGalleries = ["igal2", "jigl"] + realPhotographs
+    static let pixelGalleries = ["igal2", "igal2-slides", "jigl"] + realPhotographs
 
     /// What building gallery `name` needs beside python3: Pillow draws the photo set (all but
     /// `no-image`, which has no picture), and a generated gallery needs its generator and the
@@ -71,7 +72,7 @@ enum GalleryFixtures {
         case "llgal": [.pillow, .llgal, .imageMagick]
         case "lazygal": [.pillow, .lazygal]
         case "fgallery": [.pillow, .fgallery, .imageMagick, .tificc]
-        case "igal2": [.pillow, .realPhotographs, .igal2, .imageMagick]
+        case "igal2", "igal2-slides": [.pillow, .realPhotographs, .igal2, .imageMagick]
         case "jigl": [.pillow, .realPhotographs, .jigl, .imageMagick]
         case _ where realPhotographs.contains(name): [.pillow, .realPhotographs]
         default: [.pillow]

@@ -40,7 +40,8 @@ import handwritten  # noqa: E402
 import real_photos  # noqa: E402
 
 SITE_TITLE = "Test Photo Gallery"
-GENERATED = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery", "igal2", "jigl"]
+GENERATED = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery", "igal2", "igal2-slides",
+             "jigl"]
 
 
 def photo_list():
@@ -228,7 +229,7 @@ def real_photo_truth(largest, renditions, album=""):
              "renditions": renditions(stem), "optional": []} for stem, _, c in real_photos.PHOTOS]
 
 
-def build_igal2(photos, work, site):
+def build_igal2(photos, work, site, slides=False):
     if real_photos.missing():
         raise RuntimeError(f"real photographs missing (mate-backgrounds, lomiri-wallpapers-16.04): {real_photos.missing()[:3]}")
     copy_real_photos(site)  # igal2 works in place
@@ -243,13 +244,21 @@ def build_igal2(photos, work, site):
         f.write(template)
     home = os.path.join(work, "igal2-home")  # no user template of ~/.igal2 takes part
     os.makedirs(home, exist_ok=True)
-    run(["igal2", "-c", "-n", "--bigy", "450", "-d", site], env={**os.environ, "HOME": home})
+    if slides:
+        run(["igal2", "-c", "-n", "--bigy", "450", "-d", site], env={**os.environ, "HOME": home})
+        renditions = lambda s: [f".thumb_{s}.jpg", f".slide_{s}.jpg", f"{s}.jpg"]  # noqa: E731
+    else:
+        run(["igal2", "-c", "-d", site], env={**os.environ, "HOME": home})
+        renditions = lambda s: [f".thumb_{s}.jpg", f"{s}.jpg"]  # noqa: E731
     # The index (the start page) shows .thumb_STEM.jpg (75 px high, the caption as alt) linking to
-    # STEM.html, which shows .slide_STEM.jpg (450 px high) linking to STEM.jpg, the caption in the
-    # paragraph after the slide's table ("Caption&nbsp;&nbsp;&nbsp;(2/25)"), and preloads the next
-    # slide in <head>. The film reel (.tile.png) is a CSS background.
+    # the photo's page, the caption in the paragraph after the photo's table
+    # ("Caption&nbsp;&nbsp;&nbsp;(2/25)"), the next photo preloaded in <head>. With igal2's
+    # defaults (igal2) the page is N.html, shows STEM.jpg itself and preloads the next STEM.jpg:
+    # the gallery of issue 45, whose 25 photos the tool chained into one. With --bigy 450 -n
+    # (igal2-slides) it is STEM.html, shows .slide_STEM.jpg (450 px high) linking to STEM.jpg and
+    # preloads the next slide. The film reel (.tile.png) is a CSS background.
     return {"start": "", "siteTitle": SITE_TITLE, "albums": [{"path": "", "title": SITE_TITLE}],
-            "photos": real_photo_truth(lambda s: f"{s}.jpg", lambda s: [f".thumb_{s}.jpg", f".slide_{s}.jpg", f"{s}.jpg"]),
+            "photos": real_photo_truth(lambda s: f"{s}.jpg", renditions),
             "extras": [], "decorations": [".tile.png"], "unreachable": []}
 
 
@@ -285,6 +294,7 @@ BUILDERS = {
     "lazygal": ("lazygal", build_lazygal),
     "fgallery": ("fgallery", build_fgallery),
     "igal2": ("igal2", build_igal2),
+    "igal2-slides": ("igal2", lambda p, w, s: build_igal2(p, w, s, slides=True)),
     "jigl": ("jigl", build_jigl),
 }
 
