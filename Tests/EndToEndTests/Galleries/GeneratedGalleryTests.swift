@@ -7,8 +7,9 @@ import Testing
 @testable import MirrorMarkup
 
 /// Issue 10: galleries as popular static gallery generators write them (sigal with three themes,
-/// llgal, lazygal, fgallery) and hand-written ones of other common markup kinds, served as static
-/// files, mirrored from the start page alone with no flag. Ground truth: `Galleries/Scripts/`.
+/// llgal, lazygal, fgallery; igal2 and jigl over real photographs, issue 45) and hand-written ones
+/// of other common markup kinds, served as static files, mirrored from the start page alone with
+/// no flag (`PixelGalleryTests` adds `--variants largest`). Ground truth: `Galleries/Scripts/`.
 @Suite("GeneratedGalleryTests", .tags(.generatedGalleries))
 struct GeneratedGalleryTests {
     @Test("each fixture gallery is served and links every rendition its ground truth names", arguments: GalleryFixtures.all)
