@@ -32,7 +32,11 @@ struct ExternalTool: Sendable, Hashable {
     static let llgal = ExternalTool(name: "llgal", executable: "llgal", install: "apt-get install llgal")
     static let lazygal = ExternalTool(name: "lazygal", executable: "lazygal", install: "apt-get install lazygal")
     static let fgallery = ExternalTool(name: "fgallery", executable: "fgallery", install: "apt-get install fgallery")
-    /// `convert`, which llgal and fgallery resize with.
+    /// igal2 3.x and jigl 2.0.1, the two generators whose photo pages preload the next photo in a
+    /// script (issue 45).
+    static let igal2 = ExternalTool(name: "igal2", executable: "igal2", install: "apt-get install igal2")
+    static let jigl = ExternalTool(name: "jigl", executable: "jigl", install: "apt-get install jigl")
+    /// `convert`, which llgal, fgallery and igal2 resize with.
     static let imageMagick = ExternalTool(name: "ImageMagick", executable: "convert", install: "apt-get install imagemagick")
     /// lcms2's `tificc`, fgallery's colour-profile step.
     static let tificc = ExternalTool(name: "tificc", executable: "tificc", install: "apt-get install liblcms2-utils")
@@ -49,6 +53,15 @@ struct ExternalTool: Sendable, Hashable {
     static let mateBackgrounds = ExternalTool(
         name: "mate-backgrounds", executable: "test", install: "apt-get install mate-backgrounds",
         probe: ["-f", "/usr/share/backgrounds/mate/nature/Blinds.jpg"])
+
+    /// The real photographs of both Debian wallpaper packages (`Galleries/Scripts/real_photos.py`),
+    /// found by `test -f` on one file of each.
+    static let realPhotographs = ExternalTool(
+        name: "real photographs", executable: "sh", install: "apt-get install mate-backgrounds lomiri-wallpapers-16.04",
+        probe: [
+            "-c",
+            "test -f /usr/share/backgrounds/mate/nature/Storm.jpg && test -f /usr/share/backgrounds/sunset_by_Aitzol_Berasategi.jpg",
+        ])
 
     /// True when `CI` is `true`: a missing tool then fails its test.
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }

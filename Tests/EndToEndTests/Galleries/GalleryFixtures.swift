@@ -4,7 +4,7 @@ import Testing
 
 extension Tag {
     /// Tests that mirror galleries written by real static gallery generators (sigal, llgal,
-    /// lazygal, fgallery) and hand-written galleries of other kinds: `swift test --filter GeneratedGalleryTests`.
+    /// lazygal, fgallery, igal2, jigl) and hand-written galleries of other kinds: `swift test --filter GeneratedGalleryTests`.
     @Tag static var generatedGalleries: Self
 }
 
@@ -47,9 +47,20 @@ struct GalleryTruth: Decodable, Sendable {
 /// unchanged) by `Scripts/build_galleries.py` into a directory under the system temporary directory.
 enum GalleryFixtures {
     /// The galleries written by real generators; each needs its generator installed.
-    static let generated = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery"]
-    /// The hand-written galleries of other markup kinds (need only python3 with Pillow).
-    static let handwritten = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data"]
+    static let generated = [
+        "sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery", "igal2", "igal2-slides", "jigl",
+    ]
+    /// The hand-written galleries of other markup kinds (need only python3 with Pillow), the
+    /// issue-45 ones (`realPhotographs`) made of real photographs too.
+    static let handwritten = ["wordpress", "zenphoto", "lazyload", "inline-data", "json-data"] + realPhotographs
+    /// Issue 45, "a photo is its pixels": the galleries made of real photographs (the Debian
+    /// wallpapers, `Scripts/real_photos.py`), where only the pixels tell which images are one photo.
+    /// igal2 (with its defaults, and with slides: `igal2-slides`) and jigl preload the next photo in
+    /// a script on each photo page; the hand-written ones
+    /// are described in `Scripts/handwritten.py`.
+    static let realPhotographs = ["preload-script", "crops", "related-names", "lazy-bg", "apache-listing", "hostile-listing"]
+    /// Every gallery of issue 45: the two generators' and the hand-written ones.
+    static let pixelGalleries = ["igal2", "igal2-slides", "jigl"] + realPhotographs
 
     /// What building gallery `name` needs beside python3: Pillow draws the photo set (all but
     /// `no-image`, which has no picture), and a generated gallery needs its generator and the
@@ -61,12 +72,17 @@ enum GalleryFixtures {
         case "llgal": [.pillow, .llgal, .imageMagick]
         case "lazygal": [.pillow, .lazygal]
         case "fgallery": [.pillow, .fgallery, .imageMagick, .tificc]
+        case "igal2", "igal2-slides": [.pillow, .realPhotographs, .igal2, .imageMagick]
+        case "jigl": [.pillow, .realPhotographs, .jigl, .imageMagick]
+        case _ where realPhotographs.contains(name): [.pillow, .realPhotographs]
         default: [.pillow]
         }
     }
 
     /// Every tool some gallery needs, for the fixtures' cache key.
-    private static let everyTool: [ExternalTool] = [.pillow, .sigal, .llgal, .lazygal, .fgallery, .imageMagick, .tificc]
+    private static let everyTool: [ExternalTool] = [
+        .pillow, .sigal, .llgal, .lazygal, .fgallery, .imageMagick, .tificc, .igal2, .jigl, .realPhotographs,
+    ]
     /// Every gallery that has photos, or those named in `GALLERIES` (comma-separated), to look
     /// at one: `GALLERIES=llgal swift test --filter GeneratedGalleryTests`.
     static let all: [String] = {

@@ -10,8 +10,10 @@ Without Pillow only no-image is built (every other gallery is drawn from the pho
 Pillow draws); without a generator, its galleries are "missing". The Swift side skips a test
 whose tools are missing (GalleryFixtures.tools) and fails one whose gallery failed to build.
 
-Real generators (sigal 3 themes, llgal, lazygal, fgallery) write the generated galleries; the
-hand-written ones (wordpress, zenphoto, lazyload, inline-data, json-data, no-image) are written here.
+Real generators (sigal 3 themes, llgal, lazygal, fgallery, igal2, jigl) write the generated
+galleries; the hand-written ones (handwritten.NAMES) are written by handwritten.py. igal2's and
+jigl's galleries, and the hand-written ones of issue 45, are made of real photographs
+(real_photos.py): the pixel matcher must see photographs.
 
 Ground truth, per gallery, paths relative to the site root ("" is the root directory URL):
   start        the path to start the crawl from
@@ -35,9 +37,11 @@ sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_photos  # noqa: E402
 import handwritten  # noqa: E402
+import real_photos  # noqa: E402
 
 SITE_TITLE = "Test Photo Gallery"
-GENERATED = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery"]
+GENERATED = ["sigal-colorbox", "sigal-photoswipe", "sigal-galleria", "llgal", "lazygal", "fgallery", "igal2", "igal2-slides",
+             "jigl"]
 
 
 def photo_list():
@@ -206,6 +210,82 @@ def build_fgallery(photos, work, site):
             "photos": truth_photos, "extras": [], "decorations": icons, "unreachable": []}
 
 
+# --- igal2 and jigl: real photographs, and a script on each photo page preloads the next photo ------
+#
+# Issue 45: on these two generators' photo pages an inline script preloads the NEXT photo's slide
+# (`Image1 = new Image(); Image1.src = ".slide_garden.jpg";` in igal2's <head>, and the same in
+# jigl's, under "Preload the next image here"), and the tool chained every photo into one. Each
+# photo is its own: thumbnail (index page), slide (its photo page) and original (the slide's link).
+
+def copy_real_photos(folder, longest=1024):
+    """Downscaled copies of the real photographs into `folder`, as STEM.jpg."""
+    os.makedirs(folder, exist_ok=True)
+    for stem, _, _ in real_photos.PHOTOS:
+        real_photos.save(real_photos.load(stem, longest), os.path.join(folder, stem + ".jpg"))
+
+
+def real_photo_truth(largest, renditions, album=""):
+    return [{"id": f"real/{stem}", **({"title": c} if c else {}), "album": album, "largest": largest(stem),
+             "renditions": renditions(stem), "optional": []} for stem, _, c in real_photos.PHOTOS]
+
+
+def build_igal2(photos, work, site, slides=False):
+    if real_photos.missing():
+        raise RuntimeError(f"real photographs missing (mate-backgrounds, lomiri-wallpapers-16.04): {real_photos.missing()[:3]}")
+    copy_real_photos(site)  # igal2 works in place
+    # Captions in .captions (what `igal2 -c` asks the user to fill in), in the order of the slides.
+    with open(os.path.join(site, ".captions"), "w") as f:
+        f.write("# igal2 captions: file ---- caption\n\n")
+        f.write("".join(f"{stem}.jpg ---- {c or ''}\n" for stem, _, c in real_photos.PHOTOS))
+    # The index page's title, set as igal2's manual says: in the local copy of its index template.
+    with open("/usr/share/igal2/indextemplate2.html") as f:
+        template = f.read().replace("Index of Pictures", SITE_TITLE)
+    with open(os.path.join(site, ".indextemplate2.html"), "w") as f:
+        f.write(template)
+    home = os.path.join(work, "igal2-home")  # no user template of ~/.igal2 takes part
+    os.makedirs(home, exist_ok=True)
+    if slides:
+        run(["igal2", "-c", "-n", "--bigy", "450", "-d", site], env={**os.environ, "HOME": home})
+        renditions = lambda s: [f".thumb_{s}.jpg", f".slide_{s}.jpg", f"{s}.jpg"]  # noqa: E731
+    else:
+        run(["igal2", "-c", "-d", site], env={**os.environ, "HOME": home})
+        renditions = lambda s: [f".thumb_{s}.jpg", f"{s}.jpg"]  # noqa: E731
+    # The index (the start page) shows .thumb_STEM.jpg (75 px high, the caption as alt) linking to
+    # the photo's page, the caption in the paragraph after the photo's table
+    # ("Caption&nbsp;&nbsp;&nbsp;(2/25)"), the next photo preloaded in <head>. With igal2's
+    # defaults (igal2) the page is N.html, shows STEM.jpg itself and preloads the next STEM.jpg:
+    # the gallery of issue 45, whose 25 photos the tool chained into one. With --bigy 450 -n
+    # (igal2-slides) it is STEM.html, shows .slide_STEM.jpg (450 px high) linking to STEM.jpg and
+    # preloads the next slide. The film reel (.tile.png) is a CSS background.
+    return {"start": "", "siteTitle": SITE_TITLE, "albums": [{"path": "", "title": SITE_TITLE}],
+            "photos": real_photo_truth(lambda s: f"{s}.jpg", renditions),
+            "extras": [], "decorations": [".tile.png"], "unreachable": []}
+
+
+def build_jigl(photos, work, site):
+    if real_photos.missing():
+        raise RuntimeError(f"real photographs missing (mate-backgrounds, lomiri-wallpapers-16.04): {real_photos.missing()[:3]}")
+    copy_real_photos(site)  # with --link-original jigl writes its pages beside the originals
+    home = os.path.join(work, "jigl-home")  # jigl keeps its default theme in ~/.jigl
+    os.makedirs(home, exist_ok=True)
+    env = {**os.environ, "HOME": home}
+    run(["jigl", "-rs", "n", "-cg", site], env=env)  # writes gallery.dat, which the user fills in
+    data = os.path.join(site, "gallery.dat")
+    with open(data) as f:
+        head = [line for line in f.read().splitlines() if not line.endswith(".jpg ---- ")]
+    head = [line.replace("My Pictures", SITE_TITLE) for line in head]
+    with open(data, "w") as f:
+        f.write("\n".join(head + [f"{stem}.jpg ---- {c or ''}" for stem, _, c in real_photos.PHOTOS]) + "\n")
+    run(["jigl", "-rs", "n", "--link-original", site], env=env)
+    # index.html shows thumbs/thumb_STEM.jpg (75 px high, no alt) linking to N.html, which shows
+    # slides/slide_STEM.jpg (480 px high) linking to STEM.jpg, the caption in the table cell below
+    # ("Caption<br>(2/25)"), and preloads the next slide in <head>; N_info.html shows the slide again.
+    return {"start": "", "siteTitle": SITE_TITLE, "albums": [{"path": "", "title": SITE_TITLE}],
+            "photos": real_photo_truth(lambda s: f"{s}.jpg",
+                                       lambda s: [f"thumbs/thumb_{s}.jpg", f"slides/slide_{s}.jpg", f"{s}.jpg"]),
+            "extras": [], "decorations": [], "unreachable": []}
+
+
 BUILDERS = {
     "sigal-colorbox": ("sigal", lambda p, w, s: build_sigal("colorbox", p, w, s)),
     "sigal-photoswipe": ("sigal", lambda p, w, s: build_sigal("photoswipe", p, w, s)),
@@ -213,6 +293,9 @@ BUILDERS = {
     "llgal": ("llgal", build_llgal),
     "lazygal": ("lazygal", build_lazygal),
     "fgallery": ("fgallery", build_fgallery),
+    "igal2": ("igal2", build_igal2),
+    "igal2-slides": ("igal2", lambda p, w, s: build_igal2(p, w, s, slides=True)),
+    "jigl": ("jigl", build_jigl),
 }
 
 
