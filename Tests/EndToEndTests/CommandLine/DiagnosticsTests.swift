@@ -74,7 +74,7 @@ struct DiagnosticsTests {
                     $0.hasPrefix("catalog-mirror: info: image \(origin)/a.png: downloaded \(Fixture.png.count) bytes")
                 })
             // The summary and warnings are unchanged, after the diagnostics.
-            #expect(lines.last?.contains("2 images published") == true, "\(result.stderr)")
+            #expect(lines.last?.contains("2 photos in 2 files") == true, "\(result.stderr)")
             // Nothing of the log goes into the report (it may be served with the mirror).
             let report = try String(contentsOf: directory.url.appendingPathComponent("r.json"), encoding: .utf8)
             #expect(!report.contains("info:"))
