@@ -452,6 +452,12 @@ package struct Crawler: Sendable {
                 logger.info("link \(page.url) is not an HTML page; dropped")
                 return .notPage
             }
+            // A link that redirects out of scope (or where robots.txt forbids) is refused as the
+            // link itself would be: the gate stopped it before the target was asked.
+            if error.reason == .outOfScope || error.reason == .robots {
+                logger.info("page \(page.url) not read: \(error.detail)")
+                return .refused(error.reason)
+            }
             let message = "page \(page.url): \(error.detail) (\(error.reason))"
             return Self.isDeadLink(error.reason) ? .deadLink(message) : .failed(message)
         }
