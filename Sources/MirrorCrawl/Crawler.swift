@@ -132,8 +132,15 @@ package struct Crawler: Sendable {
                 record(reading, number: number, summary: &summary)
             } catch {
                 await batches.flush()
+                // A feed a page advertises that answers with a page is skipped, with a note for
+                // --verbose: the site is healthy, and cron mails warnings. The pages a crawl
+                // reads are its links; a feed given with --feed that is no feed is a warning.
+                if error.isPage, feed != configuration.feed {
+                    logger.info("feed \(feed) skipped: \(error.message)")
+                    continue
+                }
                 logger.info("feed failed: \(error.message)")
-                if error.isDeadLink {
+                if error.isDeadLink || error.isPage {
                     summary.deadLinks += 1
                     summary.warnings.append(error.message)
                 } else {
