@@ -93,9 +93,20 @@ package enum ScriptReader {
 extension PageScan {
     /// Adds photos found beside the page's markup (its scripts, the data files they load),
     /// numbered after the page's own.
+    ///
+    /// A photo that is one guessed URL (a string in a script, an API's URL) gets no number: a
+    /// number makes it one of the page's photos, and a per-photo page whose only other photo is
+    /// the one it shows joins them as renditions of one (`PhotoGroups`). igal2 and jigl preload
+    /// the next photo from a script on every photo page, and that chained a whole gallery into
+    /// one photo. Its server decides what it is; which photo it is, nothing on the page says.
     package mutating func addPhotos(_ photos: [[ImageReference]]) {
         var next = (images.lazy.compactMap(\.photo).max() ?? -1) + 1
         for photo in photos where !photo.isEmpty {
+            if photo.count == 1, var alone = photo.first, alone.isGuess {
+                alone.photo = nil
+                images.append(alone)
+                continue
+            }
             for var rendition in photo {
                 rendition.photo = next
                 images.append(rendition)
