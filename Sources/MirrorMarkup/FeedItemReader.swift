@@ -213,7 +213,7 @@ struct FeedItemReader {
         var photos = PhotoSet()
         for node in item.children {
             guard let html = htmlContent(of: node), FeedScanner.contains(UInt8(ascii: "<"), in: html),
-                let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
+                let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8", isFragment: true)
             else { continue }
             var fragment = PhotoSet()
             var byNumber: [Int: Int] = [:]

@@ -143,7 +143,7 @@ enum JSONFeedReader {
         }
         if let url = item["banner_image"]?.string?.nonEmpty { photos.add([ImageReference(url: url, titleSource: .catalog)]) }
         if let html = item["content_html"]?.string, html.utf8.contains(UInt8(ascii: "<")),
-            let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
+            let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8", isFragment: true)
         {
             var content = PhotoSet()
             var byNumber: [Int: Int] = [:]
