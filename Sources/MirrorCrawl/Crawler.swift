@@ -323,7 +323,7 @@ package struct Crawler: Sendable {
                 bodies[bodyHash] = page.sequence
                 if let listing { listings[listing] = page.sequence }
                 for resource in resources where givenResources.insert(resource.url).inserted {
-                    scan.addPhotos(resource.photos)
+                    scan.addPhotos(resource.photos, fromScript: resource.isScript)
                 }
                 summary.pageNumbers[page.url] = page.sequence
                 summary.pageNumbers[url] = summary.pageNumbers[url] ?? page.sequence

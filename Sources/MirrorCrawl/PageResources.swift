@@ -63,6 +63,8 @@ struct PageResources: Sendable {
         fileprivate var base: CanonicalURL
         /// Photos of a data file are marked `isFromDataFile`.
         fileprivate var isDataFile: Bool
+        /// Whether the file is a script (its lone URLs are photos of their own: `addPhotos`).
+        var isScript: Bool { !isDataFile }
 
         /// The photos with their URLs made absolute against the base (unusable ones kept as
         /// written, for the crawler to count).

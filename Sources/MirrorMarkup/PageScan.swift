@@ -28,8 +28,8 @@ public struct PageScan: Sendable, Equatable {
     public var baseHref: String?
     /// Every image reference, in document order (duplicates kept; the crawler merges them).
     /// Every reference of the markup has a `photo` number; references with the same number are
-    /// renditions of one photo and share its title and metadata. A lone guess from a script or
-    /// a data file has none (`addPhotos`).
+    /// renditions of one photo and share its title and metadata. A script's lone URL has none
+    /// (`addPhotos`).
     public var images: [ImageReference] = []
     /// RSS, Atom and JSON feeds advertised by the page.
     public var feeds: [FeedLink] = []
