@@ -219,10 +219,15 @@ package struct PageReading {
     /// Takes the scan out of the reader, which is left empty.
     mutating func finish() -> PageScan {
         endNearText()
-        // A page that shows one photo is that photo's own page: the text nearest it is its
-        // caption (jigl's table cell, igal2's paragraph under the slide). On a page of several,
-        // the text after each is as likely the next one's, or the page's.
-        if shownPhotos.count == 1, let photo = shownPhotos.first, let text = nearTexts[photo], !captioned.contains(photo) {
+        // A page that shows one photo and labels it nowhere else is that photo's own page as a
+        // generator writes it: the text nearest the photo is its caption (jigl's table cell,
+        // igal2's paragraph under the slide). On a page of several, the text after each is as
+        // likely the next one's, or the page's; where the page labels its photo (a figcaption,
+        // an alt) or names it in its heading (a WordPress attachment page), the paragraph after
+        // it is the post's prose or the photo's description.
+        if shownPhotos.count == 1, scan.heading == nil, let photo = shownPhotos.first, let text = nearTexts[photo],
+            titles[photo] == nil
+        {
             offer(text, .caption, photo: photo)
         }
         var placeholderUses: [String: Set<Int>] = [:]
@@ -341,10 +346,18 @@ package struct PageReading {
 
     /// A link's title and data fields describe the photo it holds or points to; its text only
     /// when it is the photo's only label (a text link to an image file).
+    /// A label that only restates the name of the linked file or of the image inside is none.
     private mutating func describeLink(_ node: PageElement, photo: Int, isAlone: Bool) {
-        if let title = Self.label(node.attribute("title")) { offer(title, .attribute, photo: photo) }
-        if let title = Self.label(node.attribute("data-title")) { offer(title, .attribute, photo: photo) }
-        if isAlone, let text = Self.label(node.text) { offer(text, .attribute, photo: photo) }
+        let files = [node.attribute("href"), node.firstDescendant(named: "img")?.attribute("src")].compactMap {
+            $0.flatMap { HTMLScanner.hasImageExtension($0) ? $0 : nil }
+        }
+        func own(_ raw: String?) -> String? {
+            guard let label = Self.label(raw) else { return nil }
+            return files.contains { Self.restatesFileName(label, of: $0) } ? nil : label
+        }
+        if let title = own(node.attribute("title")) { offer(title, .attribute, photo: photo) }
+        if let title = own(node.attribute("data-title")) { offer(title, .attribute, photo: photo) }
+        if isAlone, let text = own(node.text) { offer(text, .attribute, photo: photo) }
         merge(Self.dataFields(of: node), photo: photo)
     }
 
@@ -870,22 +883,22 @@ package struct PageReading {
     /// Names generators put before a rendition's file name (`slides/slide_aqua.jpg`).
     private static let renditionPrefixes = ["slide", "thumb", "thumbnail", "tn", "small", "medium", "large", "web"]
 
-    /// Whether `label` only restates the name of the file at `url`: the name with or without
-    /// its extension or a generator's rendition prefix, in any case and spelling of its
-    /// separators ("by-the-water", "By the water" for `by%2Dthe%2Dwater.jpg`).
+    /// Whether `label` only restates the name of the file at `url`, as a generator writes it
+    /// from the name: the name itself, with or without its extension or a rendition prefix, in
+    /// any letter case, a counter aside ("aqua" and "aqua (1/25)" for `slides/slide_aqua.jpg`,
+    /// "by-the-water" for `by%2Dthe%2Dwater.jpg`). Words a person spelled out of it ("Desert
+    /// Dunes" for `desert-dunes.jpg`, sigal's title from its metadata) are a title.
     static func restatesFileName(_ label: String, of url: String) -> Bool {
         let path = url.prefix { $0 != "?" && $0 != "#" }
         guard let last = path.split(separator: "/").last else { return false }
-        let name = PercentEncoding.decode(String(last))
+        let name = PercentEncoding.decode(String(last)).lowercased()
         let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
-        func letters(_ text: String) -> String {
-            String(text.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
-        }
-        let said = letters(removingPositions(label))
+        let said = removingPositions(label).collapsingWhitespace.lowercased()
         guard !said.isEmpty else { return false }
-        let named = letters(stem)
-        if said == named || said == letters(name) { return true }
-        return renditionPrefixes.contains { named == $0 + said }
+        if said == stem || said == name { return true }
+        return renditionPrefixes.contains { prefix in
+            ["_", "-", "."].contains { stem == prefix + $0 + said || name == prefix + $0 + said }
+        }
     }
 
     /// Text fit to show as a label: white space collapsed, not empty, and not a file name, path

@@ -233,8 +233,18 @@ struct PhotoPageTextTests {
         let heading = try readings(#"<main><img src="storm.jpg"><h2>Before the storm</h2><p>Text.</p></main>"#)
         #expect(heading.images.first?.title == "Before the storm")
         let prose = String(repeating: "We walked along the shore for a long while. ", count: 8)
-        let long = try readings(#"<main><img src="storm.jpg" alt="Dark clouds"><p>\#(prose)</p></main>"#)
-        #expect(long.images.first?.title == "Dark clouds")
+        let long = try readings(#"<main><img src="storm.jpg"><p>\#(prose)</p></main>"#)
+        #expect(long.images.first?.title == nil)
+        // A photo the page labels already (a WordPress post's alt) keeps its label: the
+        // paragraph after it is the post's.
+        let post = try readings(
+            #"<main><img src="storm.jpg" alt="Dark storm clouds above a road"><p>We drove home just ahead of it.</p></main>"#)
+        #expect(post.images.first?.title == "Dark storm clouds above a road")
+        // A page that names its photo in its heading (an attachment page): the text after the
+        // photo describes it.
+        let attachment = try readings(
+            #"<main><h1>Aitzgorri in autumn</h1><img src="aitzgorri.jpg"><p>Beech woods below the ridge.</p></main>"#)
+        #expect(attachment.images.first?.title == nil)
         let footer = try readings(#"<img src="storm.jpg"><footer><p>© 2026 Someone</p></footer>"#)
         #expect(footer.images.first?.title == nil)
     }
@@ -247,12 +257,20 @@ struct PhotoPageTextTests {
     }
 
     @Test("a label that only restates the file name is no title, with or without a counter")
-    func restatedNames() {
+    func restatedNames() throws {
         #expect(PageReading.restatesFileName("aqua", of: "aqua.jpg"))
-        #expect(PageReading.restatesFileName("By the water", of: "by%2Dthe%2Dwater.jpg"))
+        #expect(PageReading.restatesFileName("by-the-water", of: "by%2Dthe%2Dwater.jpg"))
+        #expect(PageReading.restatesFileName("Aqua", of: "aqua.jpg"))
+        // Words a person spelled out of the name are a title (sigal's, from its metadata).
+        #expect(!PageReading.restatesFileName("Desert Dunes", of: "thumbnails/desert-dunes.jpg"))
         #expect(PageReading.restatesFileName("aqua (1/25)", of: "slides/slide_aqua.jpg"))
         #expect(!PageReading.restatesFileName("Water drop", of: "aqua.jpg"))
         #expect(!PageReading.restatesFileName("Aquarium", of: "aqua.jpg"))
+        // In a page: an alt, a link's title or a text link that only names the file.
+        let page = try readings(
+            #"<a href="big/fern.jpg" title="Fern"><img src="t/fern.jpg" alt="fern"></a><a href="by-the-water.jpg">by-the-water</a>"#
+                + #"<img src="drop.jpg" alt="A water drop">"#)
+        #expect(page.images.map(\.title) == [nil, nil, nil, "A water drop"], "\(page.images.map(\.title))")
     }
 
     // MARK: - Item 3: CSS backgrounds in any attribute
