@@ -133,7 +133,9 @@ final class PageElement {
 /// `<picture>`'s sources, a caption's text, a title or a script. Such an element is kept whole
 /// (with what it holds) until it closes, then read in document order as a tree; everything
 /// else is read as it opens. The order in which elements are read is document order either way,
-/// so the references come out exactly as a walk of the whole tree gave them.
+/// so the references come out exactly as a walk of the whole tree gave them. The text of an
+/// element read as it opens goes to the reader as it comes, while the reader asks for it (the
+/// text nearest an image: `PageReading.text(_:in:)`), and is kept nowhere.
 final class PageStream {
     /// The reading under way. One stored struct, so that an event is one access to the stream.
     ///
