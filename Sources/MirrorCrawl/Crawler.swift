@@ -132,8 +132,15 @@ package struct Crawler: Sendable {
                 record(reading, number: number, summary: &summary)
             } catch {
                 await batches.flush()
+                // A feed a page advertises that answers with a page is skipped, with a note for
+                // --verbose: the site is healthy, and cron mails warnings. The pages a crawl
+                // reads are its links; a feed given with --feed that is no feed is a warning.
+                if error.isPage, feed != configuration.feed {
+                    logger.info("feed \(feed) skipped: \(error.message)")
+                    continue
+                }
                 logger.info("feed failed: \(error.message)")
-                if error.isDeadLink {
+                if error.isDeadLink || error.isPage {
                     summary.deadLinks += 1
                     summary.warnings.append(error.message)
                 } else {
@@ -316,7 +323,7 @@ package struct Crawler: Sendable {
                 bodies[bodyHash] = page.sequence
                 if let listing { listings[listing] = page.sequence }
                 for resource in resources where givenResources.insert(resource.url).inserted {
-                    scan.addPhotos(resource.photos)
+                    scan.addPhotos(resource.photos, fromScript: resource.isScript)
                 }
                 summary.pageNumbers[page.url] = page.sequence
                 summary.pageNumbers[url] = summary.pageNumbers[url] ?? page.sequence
@@ -451,6 +458,12 @@ package struct Crawler: Sendable {
             if error.reason == .unsupportedType {
                 logger.info("link \(page.url) is not an HTML page; dropped")
                 return .notPage
+            }
+            // A link that redirects out of scope (or where robots.txt forbids) is refused as the
+            // link itself would be: the gate stopped it before the target was asked.
+            if error.reason == .outOfScope || error.reason == .robots {
+                logger.info("page \(page.url) not read: \(error.detail)")
+                return .refused(error.reason)
             }
             let message = "page \(page.url): \(error.detail) (\(error.reason))"
             return Self.isDeadLink(error.reason) ? .deadLink(message) : .failed(message)

@@ -44,6 +44,9 @@ struct FeedReader: Sendable {
         var message: String
         /// The server answered that it is not there (4xx: `Crawler.isDeadLink`).
         var isDeadLink = false
+        /// The server answered with an HTML page: an advertised feed that is off (a wiki's
+        /// `Special:RecentChanges?feed=atom` answers its special page).
+        var isPage = false
     }
 
     /// Fetches and reads the document at `url`, emitting its images as document `number`.
@@ -152,9 +155,13 @@ struct FeedReader: Sendable {
             }
             reading.kind = .listing
             await deliver(references)
-        case .html, .other:
-            // An advertised feed that answers with something else (a wiki's special page whose
-            // feed is off) is the source's broken link, not an outage.
+        case .html:
+            // An advertised feed that answers with a page (a wiki's special page whose feed is
+            // off): the caller decides, as the page is the site's own and healthy.
+            throw Failure(message: "cannot read the feed \(url): it is an HTML page, not RSS, Atom or JSON", isPage: true)
+        case .other:
+            // An advertised feed that answers with something else is the source's broken link,
+            // not an outage.
             throw Failure(
                 message: "cannot read the feed \(url): it is \(mediaType ?? "not a feed"), not RSS, Atom or JSON",
                 isDeadLink: true)

@@ -63,6 +63,8 @@ struct PageResources: Sendable {
         fileprivate var base: CanonicalURL
         /// Photos of a data file are marked `isFromDataFile`.
         fileprivate var isDataFile: Bool
+        /// Whether the file is a script (its lone URLs are photos of their own: `addPhotos`).
+        var isScript: Bool { !isDataFile }
 
         /// The photos with their URLs made absolute against the base (unusable ones kept as
         /// written, for the crawler to count).
@@ -144,6 +146,9 @@ struct PageResources: Sendable {
         if let refusal = await gate(url) { return Reading(failure: "data file \(url) is \(refusal.rawValue); not read") }
         do {
             let document = try await session.document(url, accept: Self.jsonAccept, gate: gate, cache: cache)
+            // An HTML answer is a page (an advertised JSON feed that is off, a soft 404), not a
+            // broken data file: the site is healthy, and cron mails warnings.
+            guard document.kind != .html else { return Reading() }
             let (photos, title) = try JSONReader.photosAndTitle(document.bytes)
             return Reading(findings: ScriptFindings(photos: photos), title: title)
         } catch let failure as FetchFailure {

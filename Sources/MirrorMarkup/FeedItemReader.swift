@@ -186,7 +186,7 @@ struct FeedItemReader {
                 declaredLength: node.integer("fileSize").map(Int64.init), declaredType: node.attribute("type")?.nonEmpty,
                 size: RenditionSize(role: .full, width: node.integer("width"), height: node.integer("height"))), in: node)
         let title = node.child("title", in: .media) ?? group?.child("title", in: .media)
-        reference.title = title.flatMap { FeedScanner.plainText($0.text) }
+        reference.title = title.flatMap(Self.mediaText)
         let description =
             node.child("description", in: .media)
             ?? group?.child("description", in: .media)
@@ -213,7 +213,7 @@ struct FeedItemReader {
         var photos = PhotoSet()
         for node in item.children {
             guard let html = htmlContent(of: node), FeedScanner.contains(UInt8(ascii: "<"), in: html),
-                let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
+                let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8", isFragment: true)
             else { continue }
             var fragment = PhotoSet()
             var byNumber: [Int: Int] = [:]
@@ -273,14 +273,21 @@ struct FeedItemReader {
             isAtom
             ? item.child("title", in: .atom).flatMap(Self.atomText)
             : (item.child("title", in: .rss) ?? item.child("title", in: .dublinCore))
-                .flatMap { FeedScanner.plainText($0.fullText) }
-        return own ?? item.child("title", in: .media).flatMap { FeedScanner.plainText($0.text) }
+                .flatMap { FeedScanner.verbatimText($0.fullText) }
+        return own ?? item.child("title", in: .media).flatMap(Self.mediaText)
     }
 
-    /// The text of an Atom text construct: tags stripped from html and xhtml.
+    /// The text of an Atom text construct: tags stripped from html and xhtml; text (the
+    /// default type) verbatim, whatever it looks like.
     private static func atomText(_ node: FeedNode) -> String? {
         if let html = atomHTML(node) { return FeedScanner.plainText(html, isHTML: true) }
-        return FeedScanner.plainText(node.children.isEmpty ? node.text : node.allText)
+        return FeedScanner.verbatimText(node.children.isEmpty ? node.text : node.allText)
+    }
+
+    /// The text of a Media RSS `title` or `description`: verbatim unless its `type` says html.
+    private static func mediaText(_ node: FeedNode) -> String? {
+        node.attribute("type")?.lowercased().trimmingSpaces == "html"
+            ? FeedScanner.plainText(node.text, isHTML: true) : FeedScanner.verbatimText(node.text)
     }
 
     private var itemMetadata: [String: String] {
@@ -306,7 +313,7 @@ struct FeedItemReader {
             item.child("creator", in: .dublinCore) ?? author
             ?? (isAtom ? nil : item.child("author", in: .rss))
             ?? item.child("credit", in: .media)
-        if let text = creator.flatMap({ FeedScanner.plainText($0.text) }) { metadata["creator"] = text }
+        if let text = creator.flatMap({ FeedScanner.verbatimText($0.text) }) { metadata["creator"] = text }
         let dates = isAtom ? Self.atomDates : Self.rssDates
         for (name, lists) in dates {
             if let date = item.child(name, in: lists)?.text.nonEmpty {

@@ -88,6 +88,18 @@ public enum FeedScanner {
         return mediaExtensions.contains(path[path.index(after: dot)...].lowercased())
     }
 
+    /// The catalog's own text as the document gives it (a listing's or a feed's title, a
+    /// creator's name): kept verbatim, whatever it looks like (a path, markup, entities),
+    /// white space collapsed, at most 1,000 characters; nil when nothing is left. The site
+    /// escapes it where it shows it. Only a field the format declares HTML (an RSS
+    /// `description`, Atom `type="html"`, JSON Feed's `content_html`) is read as HTML
+    /// (`plainText`).
+    static func verbatimText(_ text: String) -> String? {
+        let collapsed = text.collapsingWhitespace
+        if collapsed.utf8.count <= 1000 { return collapsed.isEmpty ? nil : collapsed }
+        return String(collapsed.prefix(1000))
+    }
+
     /// Feed text is often escaped HTML: keep only its text (tags stripped, entities decoded),
     /// white space collapsed, at most 1,000 characters; nil when nothing is left. `isHTML`
     /// says the text is HTML even without markup in it (an RSS description).

@@ -24,8 +24,13 @@ public enum HTMLScanner {
     /// nil (the page's own `<meta charset>`, else UTF-8). Numeric character references libxml2
     /// would cut a value at (`&#xB;`) are first rewritten as the HTML Standard reads them
     /// (`CharacterReferences`).
+    /// `isFragment`: the bytes are HTML inside another document (a feed item's content), not
+    /// a page, so no photo there is the one a page is about (`PageReading.readsOwnPage`).
+    /// Default: false.
     /// - Throws: ``MarkupError`` only when libxml2 cannot set up a parser for the page.
-    public static func scan(_ bytes: [UInt8], url: String, encoding: String? = nil) throws(MarkupError) -> PageScan {
+    public static func scan(
+        _ bytes: [UInt8], url: String, encoding: String? = nil, isFragment: Bool = false
+    ) throws(MarkupError) -> PageScan {
         let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }
         var input = bytes
         if CharacterReferences.isASCIICompatible(bytes, encoding: knownEncoding),
@@ -33,7 +38,7 @@ public enum HTMLScanner {
         {
             input = rewritten
         }
-        var scan = try PageStream.read(input, url: url, encoding: knownEncoding)
+        var scan = try PageStream.read(input, url: url, encoding: knownEncoding, isFragment: isFragment)
         scan.readScripts()
         return scan
     }
@@ -79,6 +84,30 @@ public enum HTMLScanner {
 
     /// The `url(...)` values of `background` and `background-image` declarations in an inline
     /// style. A small scanner rather than a CSS parser: inline styles are one declaration list.
+    /// The URLs of an attribute other than `style` whose value is CSS: a `url(...)` alone
+    /// (`data-bg="url(photo.jpg)"`), or declarations (`data-style="background-image:
+    /// url(photo.jpg)"`), whatever the property. A value with text before its first `url(`
+    /// that is no declaration (a caption that mentions one) gives none, and neither does a
+    /// `url(#id)` (an SVG reference within the page).
+    static func cssURLs(inValue value: String) -> [String] {
+        let text = value.trimmingSpaces
+        guard let open = text.range(of: "url(", options: .caseInsensitive) else { return [] }
+        guard open.lowerBound == text.startIndex || text[..<open.lowerBound].contains(":") else { return [] }
+        var urls: [String] = []
+        var rest = text[open.lowerBound...]
+        while let open = rest.range(of: "url(", options: .caseInsensitive) {
+            let afterOpen = rest[open.upperBound...]
+            guard let close = afterOpen.firstIndex(of: ")") else { break }
+            var url = afterOpen[..<close].trimmingSpaces
+            if let first = url.first, first == "\"" || first == "'", url.count >= 2, url.last == first {
+                url = String(url.dropFirst().dropLast())
+            }
+            if !url.isEmpty, !url.hasPrefix("#") { urls.append(url) }
+            rest = afterOpen[afterOpen.index(after: close)...]
+        }
+        return urls
+    }
+
     static func backgroundImages(inStyle style: String) -> [String] {
         var urls: [String] = []
         for declaration in style.split(separator: ";") {

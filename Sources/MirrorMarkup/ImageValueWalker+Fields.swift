@@ -42,6 +42,8 @@ extension ImageValueWalker {
 
     /// Fields that title a photo, best first.
     static let titleFields = ["title", "name", "headline", "caption", "alt", "label"]
+    /// Fields whose value is a photo's caption (as the catalog's `PhotoText.captionNames`).
+    static let captionFields: Set<String> = ["description", "caption", "summary", "comment", "content", "alt"]
     /// Fields that are bookkeeping, not catalog text (fgallery's `stamp`, a file time in
     /// seconds): never metadata.
     static let bookkeepingFields: Set<String> = ["stamp", "timestamp", "mtime", "ctime", "atime"]
@@ -176,8 +178,10 @@ extension ImageValueWalker {
     }
 
     /// The title, metadata, length and type an object's fields (those not consumed as images
-    /// or sizes) give its photos.
-    static func catalogText(_ members: [JSONValue.Member], names: [String], consumed: Set<Int>) -> (
+    /// or sizes) give its photos. `verbatim`: the text is the catalog's own (a listing's),
+    /// kept as written (`FeedScanner.verbatimText`); a title or caption field is kept whatever
+    /// it looks like, and only another field holding an address is left out (a record's page).
+    static func catalogText(_ members: [JSONValue.Member], names: [String], consumed: Set<Int>, verbatim: Bool = false) -> (
         title: String?, metadata: [String: String], length: Int64?, type: String?
     ) {
         var texts: [String: (key: String, parts: [String])] = [:]
@@ -188,9 +192,15 @@ extension ImageValueWalker {
             let name = names[index]
             if bookkeepingFields.contains(name) { continue }
             var parts: [String] = []
+            let isText = verbatim && (titleFields.contains(name) || captionFields.contains(name))
+            func clean(_ text: String) -> String? {
+                guard verbatim else { return cleanText(text) }
+                guard let kept = FeedScanner.verbatimText(text), isText || !isAddressLike(kept) else { return nil }
+                return kept
+            }
             switch member.value {
             case .string(let text):
-                if let clean = cleanText(text) { parts = [clean] }
+                if let clean = clean(text) { parts = [clean] }
             case .number, .bool:
                 if lengthFields.contains(name), let value = member.value.positiveInteger {
                     length = length ?? Int64(value)
@@ -198,7 +208,7 @@ extension ImageValueWalker {
                 }
                 parts = [member.value.scalarText ?? ""]
             case .array(let elements) where elements.count <= 50 && elements.allSatisfy({ $0.scalarText != nil }):
-                parts = elements.compactMap { $0.scalarText.flatMap(cleanText) }
+                parts = elements.compactMap { $0.scalarText.flatMap(clean) }
             default:
                 continue
             }

@@ -28,16 +28,24 @@ struct ImageValueWalker {
     private(set) var photos = PhotoSet()
     /// Whether only self-evident image URLs count (an API's document). Default: false.
     var isStrict = false
+    /// Whether the records' text is the catalog's own (a JSON listing's), kept as written
+    /// whatever it looks like: a title such as "../cm-escape" or "&lt;img&gt;" is the source's
+    /// to give, and the site escapes it. Otherwise (a script's literals) markup is read as
+    /// text and an address is no text. Default: false.
+    var keepsTextVerbatim = false
 
-    /// A walker; `strict` as `isStrict`.
-    init(strict: Bool = false) { isStrict = strict }
+    /// A walker; `strict` as `isStrict`, `verbatim` as `keepsTextVerbatim`.
+    init(strict: Bool = false, verbatim: Bool = false) {
+        isStrict = strict
+        keepsTextVerbatim = verbatim
+    }
 
     /// Walks `value`, found under `key` (nil at the top level or in an array).
     mutating func walk(_ value: JSONValue, key: String? = nil, depth: Int = 0) {
         guard depth < Self.maxDepth else { return }
         switch value {
         case .object(let members):
-            photos.add(Self.record(members, depth: depth, strict: isStrict))
+            photos.add(Self.record(members, depth: depth, strict: isStrict, verbatim: keepsTextVerbatim))
         case .array(let elements):
             // A listing's records have a photo or two each, of a rendition or two.
             photos.reserveCapacity(renditions: elements.count * 2)
@@ -59,7 +67,7 @@ struct ImageValueWalker {
 
     /// The photos of one object: its own (the renditions of its image fields), then those of
     /// nested objects and arrays.
-    static func record(_ members: [JSONValue.Member], depth: Int, strict: Bool = false) -> PhotoSet {
+    static func record(_ members: [JSONValue.Member], depth: Int, strict: Bool = false, verbatim: Bool = false) -> PhotoSet {
         let names = members.map { normalized($0.key) }
         let isLinkedData = members.contains { $0.key == "@type" || $0.key == "@context" }
         let type = members.first { $0.key == "@type" }?.value.scalarText?.lowercased()
@@ -96,13 +104,13 @@ struct ImageValueWalker {
                     extra += urls.map { ImageReference(url: $0, size: RenditionSize(role: role(name))) }
                     consumed.insert(index)
                 } else {
-                    var walker = ImageValueWalker(strict: strict)
+                    var walker = ImageValueWalker(strict: strict, verbatim: verbatim)
                     walker.walk(member.value, key: member.key, depth: depth + 1)
                     nested.add(walker.photos)
                     consumed.insert(index)
                 }
             case .object(let inner):
-                let found = record(inner, depth: depth + 1, strict: strict)
+                let found = record(inner, depth: depth + 1, strict: strict, verbatim: verbatim)
                 consumed.insert(index)
                 if found.count == 1, isStrongField(name) || containerFields.contains(name) {
                     // An image object or a map of sizes: renditions of this object's photo.
@@ -130,7 +138,7 @@ struct ImageValueWalker {
         for index in renditions.indices where placeholderFields.contains(renditions[index].field) {
             renditions[index].reference.isDecoration = true
         }
-        var text = catalogText(members, names: names, consumed: consumed)
+        var text = catalogText(members, names: names, consumed: consumed, verbatim: verbatim)
         if own.count == 1, let inner = own.photos[0].first {
             if text.title == nil, let title = inner.title { text.title = title }
             text.metadata.merge(inner.metadata) { mine, _ in mine }

@@ -31,7 +31,7 @@ public enum JSONReader {
     package static func photosAndTitle(_ bytes: [UInt8]) throws(Failure) -> (photos: [[ImageReference]], title: String?) {
         let value = try decode(bytes)
         if isAPIDocument(value) { return (photos(in: value, strict: true).photos, nil) }
-        let title = (value["title"] ?? value["name"])?.string.flatMap { FeedScanner.plainText($0) }
+        let title = (value["title"] ?? value["name"])?.string.flatMap { FeedScanner.verbatimText($0) }
         return (photos(in: value).photos, title)
     }
 
@@ -97,7 +97,8 @@ public enum JSONReader {
     /// The photos of a decoded document (also what a script's JSON-LD gives).
     static func photos(in value: JSONValue, strict: Bool = false) -> PhotoSet {
         if isJSONFeed(value) { return JSONFeedReader.photos(in: value) }
-        var walker = ImageValueWalker(strict: strict)
+        // A listing's text is the catalog's own, kept as written; an API's is not a catalog.
+        var walker = ImageValueWalker(strict: strict, verbatim: !strict)
         walker.walk(value)
         return walker.photos
     }
@@ -143,7 +144,7 @@ enum JSONFeedReader {
         }
         if let url = item["banner_image"]?.string?.nonEmpty { photos.add([ImageReference(url: url, titleSource: .catalog)]) }
         if let html = item["content_html"]?.string, html.utf8.contains(UInt8(ascii: "<")),
-            let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8")
+            let scan = try? HTMLScanner.scan(Array(html.utf8), url: "", encoding: "UTF-8", isFragment: true)
         {
             var content = PhotoSet()
             var byNumber: [Int: Int] = [:]
@@ -156,18 +157,19 @@ enum JSONFeedReader {
             }
             if photos.count == 1 && content.count == 1 { photos.add(content.photos[0], to: 0) } else { photos.add(content) }
         }
-        let title = item["title"]?.string.flatMap { FeedScanner.plainText($0) }
+        // Plain text by JSON Feed's own rules, kept verbatim; only `content_html` is HTML.
+        let title = item["title"]?.string.flatMap { FeedScanner.verbatimText($0) }
         var metadata: [String: String] = [:]
         let description =
-            item["summary"]?.string.flatMap { FeedScanner.plainText($0) } ?? item["content_text"]?.string.flatMap {
-                FeedScanner.plainText($0)
+            item["summary"]?.string.flatMap { FeedScanner.verbatimText($0) } ?? item["content_text"]?.string.flatMap {
+                FeedScanner.verbatimText($0)
             } ?? item["content_html"]?.string.flatMap { FeedScanner.plainText($0, isHTML: true) }
         if let description { metadata["description"] = description }
         let author: JSONValue? = {
             if case .array(let authors)? = item["authors"] { return authors.first }
             return item["author"]
         }()
-        if let name = author?["name"]?.string.flatMap({ FeedScanner.plainText($0) }) { metadata["creator"] = name }
+        if let name = author?["name"]?.string.flatMap({ FeedScanner.verbatimText($0) }) { metadata["creator"] = name }
         if let date = (item["date_published"] ?? item["date_modified"])?.string?.nonEmpty { metadata["date"] = date }
         photos.update { reference in
             if let title {

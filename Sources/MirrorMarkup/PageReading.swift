@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 
 /// One pass over a page's elements, in document order (`HTMLScanner.scan`): turns each element
 /// into image references, links, feeds and text, and at the end ties the renditions of each
@@ -33,6 +34,8 @@ package struct PageReading {
     /// after it (`captionGap`), never from across the page (a comment form's heading after a
     /// post's last photo).
     private var lastImageSerial = 0
+    /// That image's `src`: a caption that only restates its file's name is no caption.
+    private var lastImageSource: String?
     private var lastImageAncestors: [Int] = []
     /// How many of an image's ancestors its caption may share (the gallery cell of a
     /// `<li><div><a><img>` holds its `<div class="gallerytext">`).
@@ -42,12 +45,50 @@ package struct PageReading {
     static let captionGap = 3
     /// Photos a caption element already titled (the first caption after an image is its own).
     private var captioned: Set<Int> = []
+    /// The text nearest the last `<img>` read, while it is being looked for (`text(_:in:)`).
+    private var nearText: NearText?
+    /// The text nearest each image (its own cell's, or the first block's after it), by photo:
+    /// its caption when the page shows that one photo (`finish`).
+    private var nearTexts: [Int: String] = [:]
+    /// The photos of the page's `<img>` elements that are not its furniture or decoration.
+    private var shownPhotos: Set<Int> = []
+    /// How many elements may open between an image and the element holding its nearest text
+    /// (jigl's slide puts the caption in the cell of a table after the image's table, eight
+    /// elements on).
+    static let nearTextGap = 12
+    /// The longest text that is a caption rather than prose (a paragraph after a photo).
+    static let nearTextLength = 200
+    /// Elements whose text is a caption when it is nearest an image: a cell, a paragraph, a
+    /// heading, a block or a line of text (never a list, a form or a navigation's item).
+    private static let nearTextHosts: Set<String> = [
+        "td", "th", "p", "div", "center", "font", "span", "small", "em", "i", "b", "strong", "h2", "h3", "h4", "h5",
+        "h6", "dd", "figcaption", "body",
+    ]
+
+    /// The text after one image, gathered from the element that holds its first words (and
+    /// what that element holds) until the page moves past it.
+    private struct NearText {
+        var photo: Int
+        /// The image's `src`, for what only restates its file's name.
+        var source: String?
+        var imageSerial: Int
+        /// The image's own cell or block and the one around it: text in them after the image is
+        /// the image's (`<td><img><br>Water drop</td>`).
+        var ownBlocks: [Int]
+        /// The element whose text is gathered, once found.
+        var host: Int?
+        var bytes: [UInt8] = []
+    }
     /// Inline script text kept per page at most; the rest is ignored. The inline data of a
     /// 100,000-photo gallery is about 10 MB; reading a script is linear and bounded
     /// (`JavaScriptTokenizer.maxTokens`), so the limit is the page's memory, not its time.
     static let maxScriptBytes = 32 << 20
     /// The inline script text this reading keeps (`maxScriptBytes`; smaller in tests).
     var scriptBudget = PageReading.maxScriptBytes
+    /// Whether the markup is a page, which may be a photo's own page (its one photo's caption
+    /// is the text nearest it), rather than HTML inside a feed item, whose text says what the
+    /// item says. Default: true.
+    var readsOwnPage = true
 
     /// Whether reading `element` looks past its own attributes (`visit` asks for its text, its
     /// children or its descendants, or an `<img>` below it for its `<figure>`'s caption, or a
@@ -66,8 +107,73 @@ package struct PageReading {
         if !photoOfImage.isEmpty { photoOfImage.removeAll(keepingCapacity: true) }
     }
 
+    /// Whether the reader wants the text of the elements it reads as they open (`text(_:in:)`):
+    /// only while it looks for the text nearest an image.
+    var wantsText: Bool { nearText != nil }
+
+    /// Takes text written directly in `element` (an element read as it opens, outside every
+    /// element read whole), in document order: the first words after an image, in its own cell
+    /// or in an element right after it, are the text nearest it.
+    mutating func text(_ bytes: UnsafeBufferPointer<UInt8>, in element: PageElement) {
+        guard var near = nearText else { return }
+        if let host = near.host {
+            guard Self.isWithin(element, serial: host) else {
+                endNearText()
+                return
+            }
+            near.bytes.append(contentsOf: bytes)
+            nearText = near
+            return
+        }
+        // Blank text (spaces, a no-break space a layout cell holds) says nothing yet.
+        guard !String(decoding: bytes, as: UTF8.self).unicodeScalars.allSatisfy(\.properties.isWhitespace) else { return }
+        let isAfter = element.serial > near.imageSerial && element.serial - near.imageSerial <= Self.nearTextGap
+        guard isAfter || near.ownBlocks.contains(element.serial), Self.nearTextHosts.contains(element.name),
+            element.name == "body" ? near.ownBlocks.contains(element.serial) : true, !Self.isFurniture(element),
+            !["header", "footer", "nav", "aside"].contains(element.name)
+        else {
+            // The first words after the image are elsewhere (a list, a form, a navigation,
+            // a block far around it): the image has no nearest text.
+            endNearText()
+            return
+        }
+        near.host = element.serial
+        near.bytes.append(contentsOf: bytes)
+        nearText = near
+    }
+
+    /// Whether `element` is the element numbered `serial` or inside it.
+    private static func isWithin(_ element: PageElement, serial: Int) -> Bool {
+        var current: PageElement? = element
+        while let node = current, node.serial >= serial {
+            if node.serial == serial { return true }
+            current = node.parent
+        }
+        return false
+    }
+
+    /// Ends the search for the text nearest the last image: what was gathered, as a label
+    /// without its "(1/25)" position, is that image's nearest text.
+    private mutating func endNearText() {
+        guard let near = nearText else { return }
+        nearText = nil
+        guard !near.bytes.isEmpty, nearTexts[near.photo] == nil else { return }
+        let text = Self.removingPositions(String(decoding: near.bytes, as: UTF8.self)).collapsingWhitespace
+        guard text.count <= Self.nearTextLength, let label = Self.label(text),
+            !(near.source.map { Self.restatesFileName(label, of: $0) } ?? false)
+        else { return }
+        nearTexts[near.photo] = label
+    }
+
     /// Reads one element; returns false to skip its subtree.
     mutating func visit(_ node: PageElement) -> Bool {
+        if let near = nearText {
+            if let host = near.host {
+                if !Self.isWithin(node, serial: host) { endNearText() }
+            } else if node.serial - near.imageSerial > Self.nearTextGap {
+                endNearText()
+            }
+        }
         switch node.name {
         case "script":
             readScript(node)
@@ -97,8 +203,14 @@ package struct PageReading {
             break
         }
         if let classes = node.attribute("class"), Self.isCaptionClass(classes) { readCaption(node) }
-        if let style = node.attribute("style"), style.range(of: "url(", options: .caseInsensitive) != nil {
-            for url in HTMLScanner.backgroundImages(inStyle: style) { add(url, photo: newPhoto(), guess: true) }
+        for (name, value) in node.attributes where value.includesASCIICaseInsensitive("url(") {
+            if name == "style" {
+                for url in HTMLScanner.backgroundImages(inStyle: value) { add(url, photo: newPhoto(), guess: true) }
+            } else {
+                // Lazy loaders keep the background in an attribute of their own until the image
+                // scrolls into view (`data-bg="url(photo.jpg)"`, `data-style`): read as `style`.
+                for url in HTMLScanner.cssURLs(inValue: value) { add(url, photo: newPhoto(), guess: true) }
+            }
         }
         return true
     }
@@ -106,6 +218,18 @@ package struct PageReading {
     /// The scan, with every reference of a photo carrying the photo's best title and metadata.
     /// Takes the scan out of the reader, which is left empty.
     mutating func finish() -> PageScan {
+        endNearText()
+        // A page that shows one photo and labels it nowhere else is that photo's own page as a
+        // generator writes it: the text nearest the photo is its caption (jigl's table cell,
+        // igal2's paragraph under the slide). On a page of several, the text after each is as
+        // likely the next one's, or the page's; where the page labels its photo (a figcaption,
+        // an alt) or names it in its heading (a WordPress attachment page), the paragraph after
+        // it is the post's prose or the photo's description.
+        if shownPhotos.count == 1, scan.heading == nil, let photo = shownPhotos.first, let text = nearTexts[photo],
+            titles[photo] == nil
+        {
+            offer(text, .caption, photo: photo)
+        }
         var placeholderUses: [String: Set<Int>] = [:]
         for (photo, url) in lazyPlaceholders { placeholderUses[url, default: []].insert(photo) }
         let shared = Set(placeholderUses.filter { $0.value.count > 1 }.keys)
@@ -222,20 +346,37 @@ package struct PageReading {
 
     /// A link's title and data fields describe the photo it holds or points to; its text only
     /// when it is the photo's only label (a text link to an image file).
+    /// A label that only restates the name of the linked file or of the image inside is none.
     private mutating func describeLink(_ node: PageElement, photo: Int, isAlone: Bool) {
-        if let title = Self.label(node.attribute("title")) { offer(title, .attribute, photo: photo) }
-        if let title = Self.label(node.attribute("data-title")) { offer(title, .attribute, photo: photo) }
-        if isAlone, let text = Self.label(node.text) { offer(text, .attribute, photo: photo) }
+        let files = [node.attribute("href"), node.firstDescendant(named: "img")?.attribute("src")].compactMap {
+            $0.flatMap { HTMLScanner.hasImageExtension($0) ? $0 : nil }
+        }
+        func own(_ raw: String?) -> String? {
+            guard let label = Self.label(raw) else { return nil }
+            return files.contains { Self.restatesFileName(label, of: $0) } ? nil : label
+        }
+        if let title = own(node.attribute("title")) { offer(title, .attribute, photo: photo) }
+        if let title = own(node.attribute("data-title")) { offer(title, .attribute, photo: photo) }
+        if isAlone, let text = own(node.text) { offer(text, .attribute, photo: photo) }
         merge(Self.dataFields(of: node), photo: photo)
     }
 
     private mutating func readImage(_ node: PageElement) {
         let photo = photoNumber(of: node)
         let first = images.count
+        let isFurniture = Self.isDecorative(node) || Self.isFurniture(node)
         defer {
-            if Self.isDecorative(node) || Self.isFurniture(node) {
+            if isFurniture {
                 for index in first..<images.count { images[index].isDecoration = true }
             }
+        }
+        endNearText()
+        lastImageSource = node.attribute("src")?.nonEmptyURL
+        if !isFurniture, readsOwnPage {
+            shownPhotos.insert(photo)
+            nearText = NearText(
+                photo: photo, source: lastImageSource, imageSerial: node.serial,
+                ownBlocks: Self.ancestorSerials(of: node, count: 2))
         }
         lastImagePhoto = photo
         lastImageSerial = node.serial
@@ -266,7 +407,8 @@ package struct PageReading {
             node.serial - lastImageSerial <= Self.captionGap
                 || !Self.ancestorSerials(of: node, count: 2).allSatisfy({ !lastImageAncestors.contains($0) }),
             node.elementChildren.allSatisfy({ Self.inlineElements.contains($0.name) }),
-            let text = Self.label(Self.removingPositions(node.text))
+            let text = Self.label(Self.removingPositions(node.text)),
+            !(lastImageSource.map { Self.restatesFileName(text, of: $0) } ?? false)
         else { return }
         captioned.insert(photo)
         offer(text, .caption, photo: photo)
@@ -435,16 +577,24 @@ package struct PageReading {
             figure = current.parent
             depth += 1
         }
-        let alt = Self.label(node.attribute("alt"))
+        // A label that only restates the file's name (igal2's alt "aqua" on aqua.jpg) is no
+        // title: the name's own words are the fallback, and a caption near it may say more.
+        let source = node.attribute("src")?.nonEmptyURL
+        func own(_ raw: String?) -> String? {
+            guard let label = Self.label(raw) else { return nil }
+            return source.map { Self.restatesFileName(label, of: $0) } == true ? nil : label
+        }
+        let alt = own(node.attribute("alt"))
         if let figure, figure.name == "figure" {
             fields.merge(Self.dataFields(of: figure)) { own, _ in own }
-            if let caption = figure.elementChildren.first(where: { $0.name == "figcaption" }).flatMap({ Self.label($0.text) }) {
+            if let caption = figure.elementChildren.first(where: { $0.name == "figcaption" }).flatMap({ own($0.text) }) {
                 offer(caption, .caption, photo: photo)
+                captioned.insert(photo)
                 if let alt, alt != caption { fields["alt"] = alt }
             }
         }
         for candidate in [node.attribute("title"), node.attribute("alt"), node.attribute("data-title")] {
-            if let title = Self.label(candidate) { offer(title, .attribute, photo: photo) }
+            if let title = own(candidate) { offer(title, .attribute, photo: photo) }
         }
         merge(fields, photo: photo)
     }
@@ -537,8 +687,9 @@ package struct PageReading {
     /// it (a no-break space the URL keeps) does not count; white space inside makes it text.
     private static func looksLikeImageURL(_ url: String, attribute: String) -> Bool {
         let value = url.trimmingSpaces
+        // A CSS `url(...)` (`data-bg`) is read for the URL inside it (`HTMLScanner.cssURLs`).
         guard !value.unicodeScalars.contains(where: { $0.properties.isWhitespace }), !value.hasPrefix("{"),
-            !value.hasPrefix("[")
+            !value.hasPrefix("["), !value.hasASCIICaseInsensitivePrefix("url(")
         else { return false }
         if HTMLScanner.hasImageExtension(value) { return true }
         let words = attribute.dropFirst(5)
@@ -729,6 +880,27 @@ package struct PageReading {
         "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
     ]
 
+    /// Names generators put before a rendition's file name (`slides/slide_aqua.jpg`).
+    private static let renditionPrefixes = ["slide", "thumb", "thumbnail", "tn", "small", "medium", "large", "web"]
+
+    /// Whether `label` only restates the name of the file at `url`, as a generator writes it
+    /// from the name: the name itself, with or without its extension or a rendition prefix, in
+    /// any letter case, a counter aside ("aqua" and "aqua (1/25)" for `slides/slide_aqua.jpg`,
+    /// "by-the-water" for `by%2Dthe%2Dwater.jpg`). Words a person spelled out of it ("Desert
+    /// Dunes" for `desert-dunes.jpg`, sigal's title from its metadata) are a title.
+    static func restatesFileName(_ label: String, of url: String) -> Bool {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let last = path.split(separator: "/").last else { return false }
+        let name = PercentEncoding.decode(String(last)).lowercased()
+        let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+        let said = removingPositions(label).collapsingWhitespace.lowercased()
+        guard !said.isEmpty else { return false }
+        if said == stem || said == name { return true }
+        return renditionPrefixes.contains { prefix in
+            ["_", "-", "."].contains { stem == prefix + $0 + said || name == prefix + $0 + said }
+        }
+    }
+
     /// Text fit to show as a label: white space collapsed, not empty, and not a file name, path
     /// or URL (a name only the file system chose is no title), nor a generator's stock words
     /// around one ("Scaled image fern.jpg", "Click to see full size fern.jpg", "fern thumb",
@@ -737,6 +909,12 @@ package struct PageReading {
         guard let raw, let text = raw.collapsingWhitespace.nonEmpty else { return nil }
         if HTMLScanner.hasImageExtension(text) || text.hasPrefix("{") || text.hasPrefix("[") { return nil }
         if isStockText(text) { return nil }
+        // A counter restates nothing: "Image: aqua.jpg (1/25)" (jigl's slide title) is stock
+        // words around a file name.
+        if text.utf8.contains(UInt8(ascii: "(")) {
+            let bare = removingPositions(text).collapsingWhitespace
+            if bare != text, bare.isEmpty || HTMLScanner.hasImageExtension(bare) || isStockText(bare) { return nil }
+        }
         // No character but "K" (Kelvin) lower-cases to ASCII, so a prefix compared in ASCII case is
         // the prefix of the lower-cased text.
         if text.hasASCIICaseInsensitivePrefix("http://") || text.hasASCIICaseInsensitivePrefix("https://")

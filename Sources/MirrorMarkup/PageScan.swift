@@ -27,8 +27,9 @@ public struct PageScan: Sendable, Equatable {
     /// The first `<base href>`, against which every other URL of the page resolves.
     public var baseHref: String?
     /// Every image reference, in document order (duplicates kept; the crawler merges them).
-    /// Every reference has a `photo` number; references with the same number are renditions of
-    /// one photo and share its title and metadata.
+    /// Every reference of the markup has a `photo` number; references with the same number are
+    /// renditions of one photo and share its title and metadata. A script's lone URL has none
+    /// (`addPhotos`).
     public var images: [ImageReference] = []
     /// RSS, Atom and JSON feeds advertised by the page.
     public var feeds: [FeedLink] = []

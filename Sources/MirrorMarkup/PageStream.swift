@@ -133,7 +133,9 @@ final class PageElement {
 /// `<picture>`'s sources, a caption's text, a title or a script. Such an element is kept whole
 /// (with what it holds) until it closes, then read in document order as a tree; everything
 /// else is read as it opens. The order in which elements are read is document order either way,
-/// so the references come out exactly as a walk of the whole tree gave them.
+/// so the references come out exactly as a walk of the whole tree gave them. The text of an
+/// element read as it opens goes to the reader as it comes, while the reader asks for it (the
+/// text nearest an image: `PageReading.text(_:in:)`), and is kept nowhere.
 final class PageStream {
     /// The reading under way. One stored struct, so that an event is one access to the stream.
     ///
@@ -155,8 +157,8 @@ final class PageStream {
     /// The scan of `bytes` (a page fetched from `url`; `encoding` the HTTP header's charset if
     /// libxml2 knows it, else nil: the page's own `<meta charset>`, then UTF-8).
     /// - Throws: ``MarkupError`` when libxml2 cannot set up a parser.
-    static func read(_ bytes: [UInt8], url: String, encoding: String?) throws(MarkupError) -> PageScan {
-        try read(bytes, url: url, encoding: encoding, keepingWholePage: false).scan
+    static func read(_ bytes: [UInt8], url: String, encoding: String?, isFragment: Bool = false) throws(MarkupError) -> PageScan {
+        try read(bytes, url: url, encoding: encoding, keepingWholePage: false, isFragment: isFragment).scan
     }
 
     /// `read`, with its peak, and the inline script text it keeps at most (`scriptBudget`,
@@ -165,7 +167,7 @@ final class PageStream {
     /// give the same scan (a test compares them on real galleries' pages).
     static func read(
         _ bytes: [UInt8], url: String, encoding: String?, keepingWholePage: Bool,
-        scriptBudget: Int = PageReading.maxScriptBytes
+        scriptBudget: Int = PageReading.maxScriptBytes, isFragment: Bool = false
     ) throws(MarkupError) -> Reading {
         // libxml2 refuses a zero-length buffer; an empty page holds nothing.
         guard !bytes.isEmpty else { return Reading(scan: PageScan(), peakElements: 0) }
@@ -173,6 +175,7 @@ final class PageStream {
         let stream = PageStream()
         stream.state.keepsEverything = keepingWholePage
         stream.state.reader.scriptBudget = scriptBudget
+        stream.state.reader.readsOwnPage = !isFragment
         let parsed: Bool = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 guard let context = htmlCreateMemoryParserCtxt(chars.baseAddress, Int32(clamping: chars.count)) else {
@@ -269,7 +272,11 @@ final class PageStream {
             guard let element = open.popLast() else { return }
             if kept == open.count {
                 kept = nil
-                element.walk { reader.visit($0) }
+                if keepsEverything {
+                    Self.readWhole(element, into: &reader)
+                } else {
+                    element.walk { reader.visit($0) }
+                }
                 reader.endOfSubtree()
             } else if skipped == open.count {
                 skipped = nil
@@ -277,7 +284,15 @@ final class PageStream {
         }
 
         mutating func append(_ text: UnsafePointer<xmlChar>?, _ length: Int32) {
-            guard kept != nil, let text, length > 0, let element = open.last else { return }
+            guard let text, length > 0, let element = open.last else { return }
+            guard kept != nil else {
+                // Text of an element read as it opens: the reader takes it only to find the
+                // text nearest an image (`PageReading.text(_:in:)`), and keeps none otherwise.
+                if skipped == nil, reader.wantsText {
+                    reader.text(UnsafeBufferPointer(start: text, count: Int(length)), in: element)
+                }
+                return
+            }
             guard keptText + Int(length) <= reader.scriptBudget else {
                 element.isTextCut = true
                 keptText = reader.scriptBudget + 1
@@ -293,6 +308,33 @@ final class PageStream {
                 element.contents.append(.text(run))
             } else {
                 element.contents.append(.text(Array(piece)))
+            }
+        }
+
+        /// Reads a page kept whole as the stream reads it: each element visited in document
+        /// order, and the text of an element the stream would have read as it opened (outside
+        /// every element `PageReading.readsSubtree` keeps) handed to the reader where the stream
+        /// hands it over. Iterative, as `PageElement.walk`.
+        private static func readWhole(_ root: PageElement, into reader: inout PageReading) {
+            enum Step {
+                case element(PageElement, insideKept: Bool)
+                case text([UInt8], in: PageElement)
+            }
+            var pending: [Step] = [.element(root, insideKept: false)]
+            while let step = pending.popLast() {
+                switch step {
+                case .text(let bytes, let element):
+                    if reader.wantsText { bytes.withUnsafeBufferPointer { reader.text($0, in: element) } }
+                case .element(let element, let insideKept):
+                    guard reader.visit(element) else { continue }
+                    let keeps = insideKept || PageReading.readsSubtree(element)
+                    for content in element.contents.reversed() {
+                        switch content {
+                        case .element(let child): pending.append(.element(child, insideKept: keeps))
+                        case .text(let bytes): if !keeps { pending.append(.text(bytes, in: element)) }
+                        }
+                    }
+                }
             }
         }
 

@@ -93,9 +93,22 @@ package enum ScriptReader {
 extension PageScan {
     /// Adds photos found beside the page's markup (its scripts, the data files they load),
     /// numbered after the page's own.
-    package mutating func addPhotos(_ photos: [[ImageReference]]) {
+    ///
+    /// `fromScript`: the photos are a script's (inline or a file the page loads). A script's
+    /// photo that is one URL gets no number: a number makes it one of the page's photos, and a
+    /// per-photo page whose only other photo is the one it shows joins the two as renditions of
+    /// one (`PhotoGroups`). igal2 and jigl preload the next slide from a script on every slide,
+    /// and that chained a whole gallery into one photo. Its server decides what it is; which
+    /// photo it is, the script does not say. A data file's or an API's URL keeps its number:
+    /// WordPress's API names a photo's unscaled upload, which its attachment page joins.
+    package mutating func addPhotos(_ photos: [[ImageReference]], fromScript: Bool = false) {
         var next = (images.lazy.compactMap(\.photo).max() ?? -1) + 1
         for photo in photos where !photo.isEmpty {
+            if fromScript, photo.count == 1, var alone = photo.first {
+                alone.photo = nil
+                images.append(alone)
+                continue
+            }
             for var rendition in photo {
                 rendition.photo = next
                 images.append(rendition)
@@ -110,7 +123,7 @@ extension PageScan {
         for script in scripts {
             let findings = ScriptReader.read(Array(script.utf8), origin: .inline)
             if !findings.isComplete { scriptsIncomplete = true }
-            addPhotos(findings.photos)
+            addPhotos(findings.photos, fromScript: true)
             for file in findings.dataFiles where seen.insert(file).inserted { dataFiles.append(file) }
         }
     }

@@ -44,8 +44,12 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var feeds: Int
     /// Distinct keys seen.
     public var keys: Int
-    /// Items in the manifest.
+    /// Items in the manifest: files, each a rendition of a photo.
     public var published: Int
+    /// Distinct photos published (each a group of renditions, counted once: the items with no
+    /// `variantOf`); nil in a report written before photos were counted, or for a run that
+    /// stopped before its plan was made.
+    public var photos: Int?
     /// Image bodies received, checked and staged in this run (one the store already held
     /// byte for byte too: its copy is kept); 304s are not downloads.
     public var downloaded: Int
@@ -107,7 +111,7 @@ public struct RunReport: Codable, Sendable, Equatable {
             dryRun
             ? ["dry run: would add \(added), replace \(replaced), delete \(removed)", "\(unchanged) unchanged"]
             : [
-                Self.count(published, "image") + " published", "\(added) added", "\(replaced) replaced", "\(unchanged) unchanged",
+                publishedPhrase, "\(added) added", "\(replaced) replaced", "\(unchanged) unchanged",
                 "\(removed) removed",
             ]
         if kept > 0 { parts.append("\(kept) kept from the last run") }
@@ -129,6 +133,14 @@ public struct RunReport: Codable, Sendable, Equatable {
         parts.append(String(format: "%.1f s", durationSeconds))
         parts.append(String(format: "%.1f MB downloaded", Double(bytesDownloaded) / 1e6))
         return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)"
+    }
+
+    /// What was published: "20 photos in 104 files" (a photo's renditions are files of one
+    /// photo, so a count of files alone read as five times the photos the gallery has), or
+    /// "104 files published" when the photos were not counted.
+    var publishedPhrase: String {
+        guard let photos else { return Self.count(published, "file") + " published" }
+        return Self.count(photos, "photo") + " in " + Self.count(published, "file")
     }
 
     /// Reads a report written by ``encoded()``.

@@ -6,12 +6,21 @@ import Synchronization
 /// (every key and every request asks).
 public actor RobotsCache {
     private let fetch: @Sendable (CanonicalURL) async -> RobotsTxt
+    private nonisolated let inScope: @Sendable (CanonicalURL) -> Bool
     private var policies: [String: Task<RobotsTxt, Never>] = [:]
     private nonisolated let fetched = Mutex<[String: RobotsTxt]>([:])
 
-    /// - Parameter fetch: reads and parses `origin/robots.txt`; its answer for 4xx is
-    ///   `.allowAll`, for 5xx or an unreachable host `.disallowAll`.
-    public init(fetch: @escaping @Sendable (CanonicalURL) async -> RobotsTxt) {
+    /// - Parameters:
+    ///   - inScope: whether a URL is inside the crawl scope. The robots.txt of an origin outside
+    ///     it is never fetched (no request of any kind leaves the scope): it answers `.allowAll`
+    ///     at once, and the scope itself refuses every request there. Default: every URL.
+    ///   - fetch: reads and parses `origin/robots.txt`; its answer for 4xx is `.allowAll`, for
+    ///     5xx or an unreachable host `.disallowAll`.
+    public init(
+        inScope: @escaping @Sendable (CanonicalURL) -> Bool = { _ in true },
+        fetch: @escaping @Sendable (CanonicalURL) async -> RobotsTxt
+    ) {
+        self.inScope = inScope
         self.fetch = fetch
     }
 
@@ -23,6 +32,7 @@ public actor RobotsCache {
 
     /// The robots.txt of `url`'s origin (fetched on first use, shared by every caller).
     public func policy(for url: CanonicalURL) async -> RobotsTxt {
+        guard inScope(url) else { return .allowAll }
         let origin = url.origin
         if let known = policies[origin] { return await known.value }
         guard let robotsURL = CanonicalURL(origin + "/robots.txt") else { return .allowAll }
@@ -36,6 +46,9 @@ public actor RobotsCache {
     /// The robots.txt of `url`'s origin if it has been fetched already; never fetches (the
     /// request pacer asks this, and must not wait for robots.txt to pace robots.txt).
     public nonisolated func fetchedPolicy(for url: CanonicalURL) -> RobotsTxt? {
+        // Known without a request: a key out of scope is not held for a robots.txt that is never
+        // fetched (the collector waits for its origin's policy before validating it).
+        guard inScope(url) else { return .allowAll }
         let origin = url.origin
         return fetched.withLock { $0[origin] }
     }

@@ -71,7 +71,9 @@ struct RunPreparation {
         let robotsSession = HTTPSession(
             clients: clients, configuration: configuration.fetch, politeness: politeness, health: health,
             logger: configuration.logger)
-        let robots = RobotsCache { url in await Self.fetchRobots(url, session: robotsSession, gate: scopeGate) }
+        let robots = RobotsCache(inScope: { url in url.isWeb && scope.contains(url) }) { url in
+            await Self.fetchRobots(url, session: robotsSession, gate: scopeGate)
+        }
         let session = HTTPSession(
             clients: clients, configuration: configuration.fetch, politeness: politeness,
             crawlDelay: { url in honourRobots ? robots.fetchedPolicy(for: url)?.crawlDelay : nil }, health: health,
@@ -127,6 +129,9 @@ struct RunPreparation {
     /// robots.txt of an origin: 2xx is parsed; 4xx (and redirects out of scope) allow all;
     /// 5xx and unreachable hosts disallow all (RFC 9309 section 2.3.1).
     static func fetchRobots(_ url: CanonicalURL, session: HTTPSession, gate: @escaping RequestGate) async -> RobotsTxt {
+        // The session gates a redirect's target only: the file's own URL is asked here, so a
+        // robots.txt out of scope is never requested, whoever asks for it.
+        if await gate(url) != nil { return .allowAll }
         do {
             let document = try await session.document(url, accept: "text/plain", gate: gate)
             let token = session.configuration.userAgent.split(separator: "/").first.map(String.init) ?? "catalog-mirror"

@@ -35,6 +35,9 @@ struct RunReporting {
             memoryHits: snapshot.memoryHits, diskHits: snapshot.diskHits, bytesDownloaded: snapshot.bytes,
             rejected: plan.policy, failed: plan.failed, warnings: Array(plan.warnings.prefix(50)), error: nil)
         report.dryRun = configuration.dryRun
+        // A photo's largest rendition is the one item of its photo that is no other's variant.
+        let items = plan.items
+        report.photos = items.indices.count { items.variantItem(at: $0) == nil && items.variantText(at: $0) == nil }
         report.added = plan.added.count
         report.replaced = plan.replaced.count
         report.unchanged = plan.unchanged

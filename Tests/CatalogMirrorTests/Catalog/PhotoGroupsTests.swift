@@ -123,6 +123,63 @@ struct PhotoGroupsTests {
         let undecided = PhotoGroups(entries: catalog.values, summary: summary, evidence: unknown)
         #expect(photos(undecided).count == 1)
         #expect(undecided.largestRenditions().smaller.isEmpty)
+
+    @Test("igal2's slides each preload the next photo from a script: every slide's photo stays its own")
+    func preloadedNextSlide() throws {
+        // An index of thumbnails linking to slides 1.html...3.html, as igal2 writes them; each
+        // slide shows its photo and preloads the next one (issue 45: all of them chained into
+        // one photo, the preload being taken for a second rendition of the slide's photo).
+        let names = ["aqua", "by%2Dthe%2Dwater", "fern"]
+        var pages = [
+            (
+                "",
+                names.enumerated().map { index, name in
+                    #"<TD><A href="\#(index + 1).html"><IMG src=".thumb_\#(name).jpg" width=100 height=75 alt="" border=0></A></TD>"#
+                }.joined()
+            )
+        ]
+        for (index, name) in names.enumerated() {
+            let next = names[(index + 1) % names.count]
+            pages.append(
+                (
+                    "\(index + 1).html",
+                    """
+                    <HTML><HEAD><TITLE>\(name)</TITLE><SCRIPT type="text/javascript" language="javascript" defer>
+                    if (document.images) { Image1 = new Image(); Image1.src = "\(next).jpg"; }
+                    </SCRIPT></HEAD><BODY><P class="center"><A href="index.html">Index</A>
+                    <A href="\((index + 2) % 3 + 1).html" title="">&lt;&lt; Prev</A> <A href="\((index + 1) % 3 + 1).html" title="">Next &gt;&gt;</A></P>
+                    <DIV class="center"><TABLE bgcolor="#ffffff" cellspacing=0 cellpadding=4><TR><TD class="slide">
+                    <IMG src="\(name).jpg" width=640 height=480 alt="\(name)" border=0></TD></TR></TABLE>
+                    <P class="center">&nbsp;&nbsp;&nbsp;(\(index + 1)/3)</P></DIV></BODY></HTML>
+                    """
+                ))
+        }
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        var summary = CrawlSummary()
+        for (number, (path, html)) in pages.enumerated() {
+            let base = try #require(CanonicalURL("http://h/g/" + path))
+            summary.documents[number] = .init(url: base, kind: .page)
+            summary.pageNumbers[base] = number
+            let scan = try HTMLScanner.scan(Array(html.utf8), url: base.string)
+            for reference in scan.images {
+                let key = try #require(CanonicalURL(reference.url, relativeTo: base))
+                let discovery = Discovery(key: key, reference: reference, document: number)
+                let entry = catalog[key] ?? CatalogEntry(key: key, reference: reference, verdict: .accepted)
+                entry.see(discovery)
+                catalog[key] = entry
+            }
+            for link in scan.links {
+                guard let photo = link.photo, let target = CanonicalURL(link.href, relativeTo: base) else { continue }
+                summary.photoLinks.append(.init(document: number, photo: photo, page: target))
+            }
+        }
+        let groups = PhotoGroups(entries: catalog.values, summary: summary)
+        let photos = groups.photos.map { Set($0.keys.map { String($0.string.dropFirst("http://h/g/".count)) }) }
+        #expect(
+            Set(photos) == [
+                [".thumb_aqua.jpg", "aqua.jpg"], [".thumb_by-the-water.jpg", "by-the-water.jpg"],
+                [".thumb_fern.jpg", "fern.jpg"],
+            ], "\(photos)")
     }
 
     @Test("an image alone on most pages, or marked as a spinner or icon, is decoration; a repeated thumbnail is not")

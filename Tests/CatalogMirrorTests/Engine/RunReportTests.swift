@@ -72,6 +72,24 @@ struct RunReportTests {
         #expect(try RunReport.decode(dry.encoded()).changes?.entry(.added, at: 0) == RunChanges.Entry(key: "http://h/new.png"))
     }
 
+    @Test("the summary counts photos and files apart: \"20 photos in 104 files\"")
+    func summaryCountsPhotos() throws {
+        var report = Self.report(changes: nil)
+        report.published = 104
+        report.photos = 20
+        #expect(report.summaryLine.hasPrefix("catalog-mirror: 20 photos in 104 files, 0 added, "), "\(report.summaryLine)")
+        #expect(!report.summaryLine.contains("images published"))
+        report.published = 1
+        report.photos = 1
+        #expect(report.summaryLine.hasPrefix("catalog-mirror: 1 photo in 1 file, "), "\(report.summaryLine)")
+        // A report written before photos were counted reads back, and says files.
+        var old = try JSONSerialization.jsonObject(with: report.encoded()) as? [String: Any] ?? [:]
+        old["photos"] = nil
+        let decoded = try RunReport.decode(JSONSerialization.data(withJSONObject: old))
+        #expect(decoded.photos == nil)
+        #expect(decoded.summaryLine.hasPrefix("catalog-mirror: 1 file published, "), "\(decoded.summaryLine)")
+    }
+
     @Test("onto /dev/null the report is written into the device, elsewhere replaced atomically")
     func writeTo() throws {
         let directory = try TemporaryDirectory()

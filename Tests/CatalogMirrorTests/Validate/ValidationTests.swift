@@ -116,6 +116,24 @@ struct ValidationTests {
         #expect(fetches.withLock { $0 } == ["http://h/robots.txt"])
     }
 
+    @Test("the robots.txt of an origin out of scope is known without a request, whoever asks")
+    func robotsOutOfScope() async {
+        let fetches = Mutex<[String]>([])
+        let robots = RobotsCache(inScope: { $0.host == "h" }) { url in
+            fetches.withLock { $0.append(url.string) }
+            return .disallowAll
+        }
+        let elsewhere = CanonicalURL("http://127.0.0.2:8080/x.png")!
+        // The collector holds a key until its origin's policy is known: out of scope it is at once.
+        #expect(robots.fetchedPolicy(for: elsewhere) != nil)
+        #expect(await robots.policy(for: elsewhere).allows(elsewhere))
+        #expect(await robots.allows(elsewhere))
+        #expect(fetches.withLock { $0 }.isEmpty)
+        #expect(robots.fetchedPolicy(for: CanonicalURL("http://h/a.png")!) == nil)
+        #expect(await !robots.allows(CanonicalURL("http://h/a.png")!))
+        #expect(fetches.withLock { $0 } == ["http://h/robots.txt"])
+    }
+
     @Test("the order comes from configuration")
     func configuredOrder() async {
         var configuration = ValidationConfiguration()

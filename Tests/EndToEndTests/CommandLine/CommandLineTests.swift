@@ -182,7 +182,7 @@ struct CommandLineTests {
             let lines = first.stderr.split(separator: "\n")
             #expect(lines.allSatisfy { $0.hasPrefix("catalog-mirror: ") })
             #expect(lines.filter { $0.contains("warning:") }.count == 2)
-            #expect(lines.last?.contains("12 images published") == true)
+            #expect(lines.last?.contains(" in 12 files, ") == true, "\(first.stderr)")
             #expect(!first.stderr.contains("\r"))
             let report = try RunReport.decode(Data(contentsOf: directory.url.appendingPathComponent("report.json")))
             #expect(report.exitStatus == 1)

@@ -74,7 +74,7 @@ struct DiagnosticsTests {
                     $0.hasPrefix("catalog-mirror: info: image \(origin)/a.png: downloaded \(Fixture.png.count) bytes")
                 })
             // The summary and warnings are unchanged, after the diagnostics.
-            #expect(lines.last?.contains("2 images published") == true, "\(result.stderr)")
+            #expect(lines.last?.contains("2 photos in 2 files") == true, "\(result.stderr)")
             // Nothing of the log goes into the report (it may be served with the mirror).
             let report = try String(contentsOf: directory.url.appendingPathComponent("r.json"), encoding: .utf8)
             #expect(!report.contains("info:"))
@@ -100,6 +100,35 @@ struct DiagnosticsTests {
                 lines.contains("catalog-mirror: info: key \(origin)/small.png: rejected smaller-rendition after the crawl"),
                 "\(result.stderr)")
             #expect(!lines.contains { $0.contains("big.png: rejected") }, "\(result.stderr)")
+        }
+    }
+
+    @Test("a feed a page advertises that answers with a page is skipped quietly: a note for --verbose, no warning")
+    func feedThatIsAPage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let feed = "/index.php?title=Special:RecentChanges&feed=atom"
+        try await TestServer().run(routes: { router, _ in
+            router.get("/") { _, _ in
+                html(
+                    "<html><head><link rel=\"alternate\" type=\"application/atom+xml\" href=\"/index.php?title=Special:RecentChanges&amp;feed=atom\">"
+                        + "</head><body><img src=\"/a.png\"></body></html>")
+            }
+            // The wiki's feeds are off: its special page answers, as a page.
+            router.get("/index.php") { _, _ in html("<html><body><h1>Recent changes</h1></body></html>") }
+            router.get("/a.png") { _, _ in bytes(Fixture.png) }
+        }) { origin in
+            let quiet = try await Binary.run(["sync", origin + "/", "--out", "quiet"], in: directory.url)
+            #expect(quiet.status == 0, "\(quiet.stderr)")
+            #expect(!quiet.stderr.contains("warning"), "\(quiet.stderr)")
+            #expect(quiet.stderr.split(separator: "\n").count == 1, "\(quiet.stderr)")
+            let verbose = try await Binary.run(["sync", origin + "/", "--out", "verbose", "-v"], in: directory.url)
+            #expect(verbose.status == 0, "\(verbose.stderr)")
+            #expect(!verbose.stderr.contains("warning"), "\(verbose.stderr)")
+            #expect(
+                verbose.stderr.split(separator: "\n").contains {
+                    $0.hasPrefix("catalog-mirror: info: feed \(origin)\(feed) skipped: ")
+                }, "\(verbose.stderr)")
         }
     }
 }

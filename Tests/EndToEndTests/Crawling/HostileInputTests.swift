@@ -7,6 +7,7 @@ import Testing
 @testable import CatalogMirror
 @testable import MirrorCore
 @testable import MirrorOperate
+@testable import SampleGallery
 
 /// Request arrival times and concurrency, recorded by a test server.
 final class Timeline: Sendable {
@@ -263,6 +264,41 @@ struct HostileInputTests {
         #expect(!index.contains("<img src=x"))
         #expect(!index.contains("<script>"))
         #expect(index.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(try unresolvedReferences(in: result.output) == [])
+    }
+
+    @Test("a listing's own titles are kept verbatim, however they look (a path, markup), and escaped on the site")
+    func listingTitlesVerbatim() async throws {
+        let titles = ["../../../../cm-escape-3", "&lt;img src=x onerror=alert(1)&gt;", "<img src=x onerror=alert(2)>"]
+        let result = try await mirror(routes: { router, _ in
+            router.get("/") { _, _ in
+                let listing = """
+                    [{"title": "../../../../cm-escape-3", "url": "/image?1"},
+                     {"title": "&lt;img src=x onerror=alert(1)&gt;", "url": "/image?2"},
+                     {"title": "<img src=x onerror=alert(2)>", "url": "/image?3"}]
+                    """
+                return bytes(Array(listing.utf8), type: "application/json")
+            }
+            router.get("/image") { request, _ in
+                // Three different files: a photo each.
+                let image = SampleImage.bundled[(Int(request.uri.query ?? "") ?? 1) - 1]
+                return bytes(image.bytes, type: image.format == "png" ? "image/png" : "image/jpeg")
+            }
+        })
+        defer { result.directory.cleanup() }
+        #expect(result.report.exitStatus == 0, "\(result.report.warnings)")
+        let byKey = Dictionary(uniqueKeysWithValues: result.manifest.items.map { (String($0.key.suffix(1)), $0.title) })
+        #expect(byKey == ["1": titles[0], "2": titles[1], "3": titles[2]])
+        #expect(result.manifest.items.allSatisfy { $0.titleFrom == .page })
+        // Shown as text: the markup escaped, the literal entities escaped again.
+        var site = ""
+        for page in try FileManager.default.contentsOfDirectory(atPath: result.output.path) where page.hasSuffix(".html") {
+            site += try String(contentsOf: result.output.appendingPathComponent(page), encoding: .utf8)
+        }
+        #expect(!site.contains("<img src=x"))
+        #expect(site.contains("&lt;img src=x onerror=alert(2)&gt;"))
+        #expect(site.contains("&amp;lt;img src=x onerror=alert(1)&amp;gt;"))
+        #expect(site.contains("../../../../cm-escape-3"))
         #expect(try unresolvedReferences(in: result.output) == [])
     }
 

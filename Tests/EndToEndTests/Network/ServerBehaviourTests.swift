@@ -68,6 +68,43 @@ struct ServerBehaviourTests {
         }
     }
 
+    @Test("under the default scope another host gets no request at all: no robots.txt, page, image or redirect")
+    func nothingLeavesScope() async throws {
+        let elsewhere = TestServer()
+        try await elsewhere.run(
+            host: "127.0.0.2",
+            routes: { router, _ in
+                router.get("/robots.txt") { _, _ in html("User-agent: *\nDisallow:\n") }
+                router.get("/x.png") { _, _ in bytes(Fixture.png) }
+                router.get("/page.html") { _, _ in html("<img src=\"/x.png\">") }
+            }
+        ) { otherOrigin in
+            // Robots honoured (the default): every key the page names on the other host is one
+            // whose origin's robots.txt would be asked for, were scope not checked first.
+            let (manifest, report) = try await mirror(
+                page: """
+                    <a href="\(otherOrigin)/page.html">elsewhere</a><img src="\(otherOrigin)/x.png">
+                    <a href="\(otherOrigin)/big.png"><img src="/here.png"></a>
+                    <img src="/away.png"><a href="/leave.html">a page that leaves</a>
+                    """,
+                configure: { #expect($0.validation.honourRobots) }
+            ) { router, _ in
+                router.get("/here.png") { _, _ in bytes(Fixture.png) }
+                router.get("/away.png") { _, _ in
+                    Response(status: .movedPermanently, headers: [.location: otherOrigin + "/x.png"])
+                }
+                router.get("/leave.html") { _, _ in
+                    Response(status: .found, headers: [.location: otherOrigin + "/page.html"])
+                }
+            }
+            #expect(elsewhere.log.isEmpty, "a request left scope: \(elsewhere.log)")
+            #expect(manifest.items.map { $0.key.split(separator: "/").last! } == ["here.png"])
+            #expect(reasons(manifest)["x.png"] == "out-of-scope")
+            #expect(reasons(manifest)["away.png"] == "out-of-scope")
+            #expect(report.exitStatus == 0, "\(report.warnings)")
+        }
+    }
+
     @Test("--allow-host lets another host in; 127.0.0.1 and localhost stay different hosts")
     func allowHost() async throws {
         let elsewhere = TestServer()
