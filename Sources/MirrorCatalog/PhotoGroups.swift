@@ -72,6 +72,14 @@ package struct PhotoGroups {
     /// The original each key is a CMS's resized copy of (`RenditionFamily`), by number, or -1.
     private var copyOf: [Int32] = []
 
+    /// How many keys of one local photo are compared pair by pair; more, each with the largest.
+    static let pairwiseLocal = 4
+    /// How many photos a key may be shown with, in different company, and still be compared
+    /// with each (`eligible`).
+    static let placeholderLocals = 64
+    /// How many photos of an album page its cover is compared with.
+    static let coverCandidates = 32
+
     /// Whether `sighting` is an album's cover (a thumbnail linking to its album page).
     func isCover(_ sighting: CatalogEntry.Sighting) -> Bool { coveredPage(by: sighting) != nil }
 
@@ -310,24 +318,37 @@ package struct PhotoGroups {
         var sets = DisjointSets(count: keyCount)
         var confirmedKey = Array(repeating: false, count: keyCount)
         var unjudged: [RenditionEvidence.Pair] = []
+        // A key shown in many different company (a spinner every lazy image shows) is put to
+        // the pixels like any other, up to `placeholderLocals` photos: past that, comparing it
+        // with each would cost more than it could tell, and it joins nothing.
         func eligible(_ key: Int) -> Bool {
-            !placeholder[key] && !frequent[key] && !graph.locals(ofKey: key).isEmpty
+            !frequent[key] && !graph.locals(ofKey: key).isEmpty
+                && !(placeholder[key] && graph.locals(ofKey: key).count > Self.placeholderLocals)
         }
-        /// Joins keys `a` and `b` unless their pixels were compared and differ.
-        func propose(_ a: Int, _ b: Int) {
-            guard a != b, sets.find(a) != sets.find(b) else { return }
-            switch evidence?.answer(entries[a].key, entries[b].key) {
-            case .differ?: return
-            case .match?:
+        /// Joins keys `a` and `b` unless their pixels were compared and differ. Every proposal
+        /// without an answer is recorded (`unjudged`), even of keys already joined otherwise,
+        /// so one round of comparisons answers them all. A `weak` proposal (an album's cover
+        /// and the photos of the album it links to) joins only on a match.
+        func propose(_ a: Int, _ b: Int, weak: Bool = false) {
+            guard a != b else { return }
+            let answer = evidence?.answer(entries[a].key, entries[b].key)
+            if answer == nil { unjudged.append(RenditionEvidence.Pair(entries[a].key, entries[b].key)) }
+            if answer == .match {
                 confirmedKey[a] = true
                 confirmedKey[b] = true
-            case .unknown?: break
-            case nil: unjudged.append(RenditionEvidence.Pair(entries[a].key, entries[b].key))
+            }
+            guard sets.find(a) != sets.find(b) else { return }
+            switch answer {
+            case .differ?: return
+            case .match?: break
+            case .unknown?, nil: if weak { return }
             }
             sets.union(a, b)
         }
         // The renditions one document shows as one photo (a `srcset`, an image and its link's
-        // target, its `data-*` values): each against the largest, the local's anchor.
+        // target, its `data-*` values): each pair of them when they are few (so a spinner
+        // among them splits from the photo, not the photo's renditions from each other), else
+        // each against the largest, the local's anchor.
         var anchorOfLocal = Array(repeating: Int32(-1), count: graph.locals.count)
         for local in 0..<graph.locals.count {
             let keys = graph.keys(ofLocal: local).map(Int.init).filter(eligible)
@@ -339,7 +360,11 @@ package struct PhotoGroups {
                 })
             else { continue }
             anchorOfLocal[local] = Int32(anchor)
-            for key in keys where key != anchor { propose(key, anchor) }
+            if keys.count <= Self.pairwiseLocal {
+                for (index, key) in keys.enumerated() { for other in keys[(index + 1)...] { propose(key, other) } }
+            } else {
+                for key in keys where key != anchor { propose(key, anchor) }
+            }
         }
         // A CMS's resized copy and its original (`RenditionFamily`), which a page showing the
         // copy links only through the photo's own page.
@@ -377,6 +402,13 @@ package struct PhotoGroups {
                 guard target >= 0 else { return false }
                 propose(own, target)
                 return sets.find(own) == sets.find(target)
+            }
+            if main.isEmpty {
+                // An album's cover: the album's picture, often one of its photos again under
+                // another name (a theme's cover crop); the pixels say which, if any.
+                for candidate in candidates.prefix(Self.coverCandidates) where anchorOfLocal[candidate] >= 0 {
+                    propose(own, Int(anchorOfLocal[candidate]), weak: true)
+                }
             }
             if main.isEmpty || Self.isCover(number, of: main, page: page, graph: graph, entries: entries, summary: summary) {
                 covers[local] = target

@@ -272,7 +272,13 @@ package struct PublishPlan {
                 fileTexts[Int32($0)]
             }
             // No label anywhere: the title of the photo's own page (an attachment page's heading).
-            var title = best?.title ?? photo.page.flatMap { summary.documents[$0] }.flatMap(PublishPlan.ownPageTitle)
+            // A page title that only restates a rendition's file name ("by-the-water", "Image:
+            // aqua.jpg (1/25)") is no title.
+            var title =
+                best?.title
+                ?? photo.page.flatMap { summary.documents[$0] }.flatMap(PublishPlan.ownPageTitle).flatMap { label in
+                    photo.entries.contains { PageReading.restatesFileName(label, of: $0.key.string) } ? nil : label
+                }
             var titleFrom: Manifest.TextSource? = title == nil ? nil : .page
             if title == nil, let fileTitle = files.lazy.compactMap(\.title).first {
                 (title, titleFrom) = (fileTitle, .file)

@@ -888,7 +888,7 @@ package struct PageReading {
     /// any letter case, a counter aside ("aqua" and "aqua (1/25)" for `slides/slide_aqua.jpg`,
     /// "by-the-water" for `by%2Dthe%2Dwater.jpg`). Words a person spelled out of it ("Desert
     /// Dunes" for `desert-dunes.jpg`, sigal's title from its metadata) are a title.
-    static func restatesFileName(_ label: String, of url: String) -> Bool {
+    package static func restatesFileName(_ label: String, of url: String) -> Bool {
         let path = url.prefix { $0 != "?" && $0 != "#" }
         guard let last = path.split(separator: "/").last else { return false }
         let name = PercentEncoding.decode(String(last)).lowercased()

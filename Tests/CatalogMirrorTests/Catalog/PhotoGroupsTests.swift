@@ -94,7 +94,8 @@ struct PhotoGroupsTests {
         // Without pixels, every proposal joins: one chain, and every pair waits for a verdict.
         let proposed = PhotoGroups(entries: catalog.values, summary: summary)
         #expect(photos(proposed).count == 1)
-        #expect(proposed.unjudged.count == 6)
+        // Each pair of a page's three images.
+        #expect(proposed.unjudged.count == 9)
         // The pixels: each page's display matches its original; the next photo matches neither.
         var evidence = RenditionEvidence()
         for pair in proposed.unjudged {
@@ -108,7 +109,7 @@ struct PhotoGroupsTests {
                 ["slide_0.jpg", "0.jpg"], ["slide_1.jpg", "1.jpg"], ["slide_2.jpg", "2.jpg"], ["slide_3.jpg"],
             ])
         #expect(decided.unjudged.isEmpty)
-        #expect(evidence.counts.matched == 3 && evidence.counts.differed == 3)
+        #expect(evidence.counts.matched == 3 && evidence.counts.differed == 6)
         // --variants largest discards only what the pixels confirmed: the displays matched their
         // originals; the next photo's image, alone, is the largest of its own photo.
         let choice = decided.largestRenditions()
@@ -123,6 +124,7 @@ struct PhotoGroupsTests {
         let undecided = PhotoGroups(entries: catalog.values, summary: summary, evidence: unknown)
         #expect(photos(undecided).count == 1)
         #expect(undecided.largestRenditions().smaller.isEmpty)
+    }
 
     @Test("igal2's slides each preload the next photo from a script: every slide's photo stays its own")
     func preloadedNextSlide() throws {
@@ -215,7 +217,7 @@ struct PhotoGroupsTests {
         #expect(groups.photo(of: try #require(CanonicalURL("http://h/arrow.png")))?.keys.count == 1)
     }
 
-    @Test("a key shared by many different photos is a placeholder: it joins nothing")
+    @Test("a key shared by many different photos is a placeholder: the pixels split it off, and past 64 photos it joins nothing")
     func placeholderKeys() throws {
         var catalog: [CanonicalURL: CatalogEntry] = [:]
         for index in 0..<3 {
@@ -229,8 +231,27 @@ struct PhotoGroupsTests {
         }
         var summary = CrawlSummary()
         summary.documents[0] = .init(url: try #require(CanonicalURL("http://h/")), kind: .page)
-        let groups = PhotoGroups(entries: catalog.values, summary: summary)
+        // Proposed with each photo; the pixels differ: four photos of one key each.
+        let proposed = PhotoGroups(entries: catalog.values, summary: summary)
+        #expect(proposed.unjudged.count == 3)
+        var evidence = RenditionEvidence()
+        for pair in proposed.unjudged { evidence.record(.differ, for: pair.first, pair.second) }
+        let groups = PhotoGroups(entries: catalog.values, summary: summary, evidence: evidence)
         #expect(groups.photos.count == 4)
         #expect(groups.photos.allSatisfy { $0.keys.count == 1 })
+        // Shown with more than 64 different photos, it is compared with none and joins none.
+        for index in 3..<(PhotoGroups.placeholderLocals + 1) {
+            for url in ["blank.gif", "photo\(index).jpg"] {
+                let key = try #require(CanonicalURL("http://h/" + url))
+                let discovery = Discovery(key: key, reference: ImageReference(url: url, photo: index), document: 0)
+                let entry = catalog[key] ?? CatalogEntry(key: key, reference: discovery.reference, verdict: .accepted)
+                entry.see(discovery)
+                catalog[key] = entry
+            }
+        }
+        let many = PhotoGroups(entries: catalog.values, summary: summary)
+        #expect(many.unjudged.isEmpty)
+        #expect(many.photos.count == PhotoGroups.placeholderLocals + 2)
+        #expect(many.photos.allSatisfy { $0.keys.count == 1 })
     }
 }
