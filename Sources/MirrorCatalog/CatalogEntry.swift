@@ -225,7 +225,7 @@ package final class CatalogEntry {
 
     /// Whether a document links the key as content, not only shows it: the target of a link,
     /// a feed's enclosure, an original a page names, or an image a data file lists.
-    var isLinkedAsContent: Bool {
+    package var isLinkedAsContent: Bool {
         sightings.contains { $0.size.role >= .full || $0.isFromDataFile }
     }
 

@@ -139,6 +139,13 @@ package struct Crawler: Sendable {
                     logger.info("feed \(feed) skipped: \(error.message)")
                     continue
                 }
+                // One out of scope or refused by robots.txt is not requested, as a page's link
+                // there is not: a policy, said with --verbose (a warning for a --feed given).
+                if error.isRefused {
+                    if feed == configuration.feed { summary.warnings.append(error.message) }
+                    logger.info("feed \(feed) skipped: \(error.message)")
+                    continue
+                }
                 logger.info("feed failed: \(error.message)")
                 if error.isDeadLink || error.isPage {
                     summary.deadLinks += 1

@@ -47,6 +47,9 @@ struct FeedReader: Sendable {
         /// The server answered with an HTML page: an advertised feed that is off (a wiki's
         /// `Special:RecentChanges?feed=atom` answers its special page).
         var isPage = false
+        /// The request was never sent: the scope or robots.txt refuses the URL (a policy, no
+        /// failure of the source).
+        var isRefused = false
     }
 
     /// Fetches and reads the document at `url`, emitting its images as document `number`.
@@ -54,7 +57,7 @@ struct FeedReader: Sendable {
         at url: CanonicalURL, accept: String = FeedReader.accept, number: Int,
         emit: @Sendable (Discovery) async -> Void
     ) async throws(Failure) -> Reading {
-        if let refusal = await gate(url) { throw Failure(message: "\(url) is \(refusal); not read") }
+        if let refusal = await gate(url) { throw Failure(message: "\(url) is \(refusal); not read", isRefused: true) }
         let download: DownloadedDocument
         do {
             download = try await session.download(url, accept: accept, gate: gate, cache: cache, directory: directory)

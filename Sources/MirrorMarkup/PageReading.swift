@@ -78,6 +78,10 @@ package struct PageReading {
         /// The element whose text is gathered, once found.
         var host: Int?
         var bytes: [UInt8] = []
+        /// A photo shown as an element's CSS background (a full-width "hero"): only a heading
+        /// right after that element, in the same block, is its caption, and it is one on a
+        /// page of many such photos too.
+        var backgroundParent: Int?
     }
     /// Inline script text kept per page at most; the rest is ignored. The inline data of a
     /// 100,000-photo gallery is about 10 MB; reading a script is linear and bounded
@@ -127,6 +131,14 @@ package struct PageReading {
         }
         // Blank text (spaces, a no-break space a layout cell holds) says nothing yet.
         guard !String(decoding: bytes, as: UTF8.self).unicodeScalars.allSatisfy(\.properties.isWhitespace) else { return }
+        if let block = near.backgroundParent {
+            guard Self.headings.contains(element.name), element.parent?.serial == block,
+                element.serial - near.imageSerial <= Self.backgroundHeadingGap
+            else {
+                endNearText()
+                return
+            }
+        }
         let isAfter = element.serial > near.imageSerial && element.serial - near.imageSerial <= Self.nearTextGap
         guard isAfter || near.ownBlocks.contains(element.serial), Self.nearTextHosts.contains(element.name),
             element.name == "body" ? near.ownBlocks.contains(element.serial) : true, !Self.isFurniture(element),
@@ -162,7 +174,25 @@ package struct PageReading {
         guard text.count <= Self.nearTextLength, let label = Self.label(text),
             !(near.source.map { Self.restatesFileName(label, of: $0) } ?? false)
         else { return }
-        nearTexts[near.photo] = label
+        if near.backgroundParent != nil {
+            offer(label, .caption, photo: near.photo)
+        } else {
+            nearTexts[near.photo] = label
+        }
+    }
+
+    /// Elements that are headings.
+    private static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
+    /// How many elements may open between a background photo's element and its heading (one:
+    /// an empty wrapper inside the hero).
+    static let backgroundHeadingGap = 2
+
+    /// Looks for the heading right after `node`, whose CSS background is `photo`: its caption.
+    private mutating func watchForHeading(after node: PageElement, photo: Int, source: String) {
+        guard readsOwnPage, !Self.isFurniture(node), let parent = node.parent?.serial else { return }
+        endNearText()
+        nearText = NearText(
+            photo: photo, source: source, imageSerial: node.serial, ownBlocks: [], backgroundParent: parent)
     }
 
     /// Reads one element; returns false to skip its subtree.
@@ -205,11 +235,19 @@ package struct PageReading {
         if let classes = node.attribute("class"), Self.isCaptionClass(classes) { readCaption(node) }
         for (name, value) in node.attributes where value.includesASCIICaseInsensitive("url(") {
             if name == "style" {
-                for url in HTMLScanner.backgroundImages(inStyle: value) { add(url, photo: newPhoto(), guess: true) }
+                for url in HTMLScanner.backgroundImages(inStyle: value) {
+                    let photo = newPhoto()
+                    add(url, photo: photo, guess: true)
+                    watchForHeading(after: node, photo: photo, source: url)
+                }
             } else {
                 // Lazy loaders keep the background in an attribute of their own until the image
                 // scrolls into view (`data-bg="url(photo.jpg)"`, `data-style`): read as `style`.
-                for url in HTMLScanner.cssURLs(inValue: value) { add(url, photo: newPhoto(), guess: true) }
+                for url in HTMLScanner.cssURLs(inValue: value) {
+                    let photo = newPhoto()
+                    add(url, photo: photo, guess: true)
+                    watchForHeading(after: node, photo: photo, source: url)
+                }
             }
         }
         return true

@@ -17,11 +17,28 @@ struct MirrorManifest: Decodable {
         var title: String?
     }
 
+    struct Rejection: Decodable {
+        var key: String
+        var reason: String
+    }
+
     var items: [Item]
     var albums: [Album]?
+    var rejected: [Rejection] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case items, albums, rejected
+    }
 
     init(mirror: URL) throws {
         self = try JSONDecoder().decode(Self.self, from: Data(contentsOf: mirror.appendingPathComponent("manifest.json")))
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        items = try container.decode([Item].self, forKey: .items)
+        albums = try container.decodeIfPresent([Album].self, forKey: .albums)
+        rejected = try container.decodeIfPresent([Rejection].self, forKey: .rejected) ?? []
     }
 }
 
