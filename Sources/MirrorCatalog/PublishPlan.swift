@@ -33,6 +33,9 @@ package struct PublishPlan {
     package var albums: [Manifest.Album] = []
     /// The source's title: its start page's `<title>`.
     package var siteTitle: String?
+    /// Keys rejected as decoration for their icon's size, which only their files tell: the
+    /// next run rejects them again without a request (`DiskStorage.keepIconKeys`).
+    package var icons: [CanonicalURL] = []
 
     /// How many stored keys' records are read from the store at a time.
     static let recordBatch = 512
@@ -126,6 +129,7 @@ package struct PublishPlan {
             {
                 // An icon's size (a listing's row marker, a theme's button): decoration, unless
                 // a page links it as content or the catalog lists it.
+                icons.append(entry.key)
                 policy[RejectionReason.decoration.rawValue, default: 0] += 1
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue

@@ -278,6 +278,19 @@ import MirrorEmbedded
         return stored
     }
 
+    /// The keys the last run rejected as decoration by their icon's size (at most 48 pixels on
+    /// both sides, known only from their files): held back and rejected again without a
+    /// request unless a page now links them as content. Empty when the index cannot say.
+    package func previousIconKeys() -> Set<CanonicalURL> {
+        Set(((try? rows.iconKeys()) ?? []).compactMap { CanonicalURL($0) })
+    }
+
+    /// Records `keys` as this run's icons, for the next run (not in a dry run).
+    package func keepIconKeys(_ keys: [CanonicalURL]) {
+        guard !readOnly else { return }
+        try? rows.replaceIconKeys(keys.map(\.string))
+    }
+
     /// Keeps the perceptual signature of each key's image (`StoredImage.fingerprint`), for the
     /// rows whose bytes are still those the signature was computed from (`sha256`). Written
     /// with the next batch of rows.

@@ -68,6 +68,12 @@ import MirrorCore
         onlyThisRunsRows = firstRun && ((try? state().isEmpty()) ?? false)
     }
 
+    /// The keys the last run rejected as icons by their size.
+    func iconKeys() throws(StoreError) -> [String] { try state().iconKeys() }
+
+    /// Makes `keys` the keys rejected as icons by their size.
+    func replaceIconKeys(_ keys: [String]) throws(StoreError) { try state().replaceIconKeys(keys) }
+
     /// True when the database holds no row (queued rows are not counted).
     func isEmpty() throws(StoreError) -> Bool {
         try state().isEmpty()

@@ -219,6 +219,27 @@ struct StateDatabase: Sendable {
     }
 
     /// True when the index has no row at all.
+    /// The keys the last run rejected as icons by their size (`replaceIconKeys`).
+    func iconKeys() throws(StoreError) -> [String] {
+        do {
+            return try queue.inDatabase { db in try String.fetchAll(db, sql: "SELECT key FROM icon") }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Makes `keys` the keys rejected as icons by their size, in place of the last run's.
+    func replaceIconKeys(_ keys: [String]) throws(StoreError) {
+        do {
+            try queue.write { db in
+                try db.execute(sql: "DELETE FROM icon")
+                for key in keys { try db.execute(sql: "INSERT OR IGNORE INTO icon (key) VALUES (?)", arguments: [key]) }
+            }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
     func isEmpty() throws(StoreError) -> Bool {
         do {
             return try queue.inDatabase { db in

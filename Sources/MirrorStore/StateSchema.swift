@@ -58,6 +58,11 @@ enum StateSchema {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: "ALTER TABLE image ADD COLUMN fingerprint TEXT")
         }
+        // The keys rejected as decoration by their icon's size, known only from their files:
+        // the next run rejects them again without a request (`StateDatabase.iconKeys`).
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: "CREATE TABLE icon (key TEXT PRIMARY KEY NOT NULL)")
+        }
         return migrator
     }
 

@@ -100,7 +100,8 @@ struct Collector {
             let previousDecorations = Set(
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
             var machine = CollectorStateMachine(
-                settings: settings, previousDecorations: previousDecorations, progress: progress,
+                settings: settings, previousDecorations: previousDecorations,
+                previousIcons: await storage.previousIconKeys(), progress: progress,
                 logger: configuration.logger)
             for await batch in batches {
                 // An empty batch is a wake-up: an origin's robots.txt is known (`take`).

@@ -131,6 +131,8 @@ struct CollectorStateMachine {
     private(set) var groups: PhotoGroups?
     /// Keys the last run found to be decoration.
     private let previousDecorations: Set<CanonicalURL>
+    /// Of those, the keys rejected for their icon's size (`DiskStorage.previousIconKeys`).
+    private let previousIcons: Set<CanonicalURL>
     /// Accepted keys held until the crawl is over (`isDecoration`, or decoration last run).
     private(set) var suspects: [CatalogEntry] = []
     /// Discoveries of origins whose robots.txt is being fetched, by origin, in the order found:
@@ -149,7 +151,11 @@ struct CollectorStateMachine {
     /// The task group had no task left when a completion was waited for.
     private var isExhausted = false
 
-    init(settings: Settings, previousDecorations: Set<CanonicalURL>, progress: ProgressBoard, logger: Logger) {
+    init(
+        settings: Settings, previousDecorations: Set<CanonicalURL>, previousIcons: Set<CanonicalURL> = [],
+        progress: ProgressBoard, logger: Logger
+    ) {
+        self.previousIcons = previousIcons
         self.settings = settings
         self.previousDecorations = previousDecorations
         self.progress = progress
@@ -430,8 +436,11 @@ struct CollectorStateMachine {
     /// After the crawl: the keys held back that are decoration are rejected as such (a
     /// decoration already fetched is left out when the plan is made). Returns the others, to load.
     private mutating func reconsider(groups: PhotoGroups) -> [CatalogEntry] {
-        for entry in suspects where groups.decorations.contains(entry.key) && entry.verdict == .accepted {
-            reject(entry, .decoration)
+        for entry in suspects where entry.verdict == .accepted {
+            // Decoration by the pages' structure; or an icon last time (its size known only
+            // from its file) that no page links as content now: not requested again.
+            let isIcon = previousIcons.contains(entry.key) && !entry.isLinkedAsContent && settings.findsDecorations
+            if isIcon || groups.decorations.contains(entry.key) { reject(entry, .decoration) }
         }
         return suspects.filter { $0.verdict == .accepted }
     }

@@ -98,6 +98,11 @@ struct PlanPhase {
         } catch {
             throw .storage(error.message)
         }
+        // This run's icons, for the next: those its files showed, and those rejected again
+        // without a request.
+        let previousIcons = await storage.previousIconKeys()
+        await storage.keepIconKeys(
+            plan.icons + catalog.filter { previousIcons.contains($0.key) && $0.verdict == .rejected(.decoration) }.map(\.key))
         guard !plan.items.isEmpty || !plan.probed.isEmpty else {
             // An empty or broken source never empties a mirror.
             let message = EmptyCrawl(source: configuration.source, summary: summary, plan: plan, keys: catalog.count).message

@@ -26,13 +26,13 @@ struct CollectorStateMachineTests {
 
     static func machine(
         window: Int = 8, batches: Bool = false, previousDecorations: Set<CanonicalURL> = [],
-        progress: ProgressBoard = ProgressBoard()
+        previousIcons: Set<CanonicalURL> = [], progress: ProgressBoard = ProgressBoard()
     ) -> CollectorStateMachine {
         CollectorStateMachine(
             settings: .init(
                 window: window, revalidatesInBatches: batches, dryRun: false,
                 findsDecorations: true),
-            previousDecorations: previousDecorations, progress: progress, logger: .silent)
+            previousDecorations: previousDecorations, previousIcons: previousIcons, progress: progress, logger: .silent)
     }
 
     /// Stands in for the validator chain: a key seen before is a duplicate (`DuplicateRule`),
@@ -210,6 +210,32 @@ struct CollectorStateMachineTests {
         let (taken, _) = Self.take(released + rest, machine: &machine, chain: &chain)
         #expect(
             taken.load.map(\.key.string) == ["http://late/1.png", "http://late/2.png", "http://slow/1.png", "http://slow/2.png"])
+    }
+
+    @Test("an icon of the last run is rejected again without a request, unless a page now links it as content")
+    func previousIcons() throws {
+        let icon = CanonicalURL("http://h/icons/back.gif")!
+        let linked = CanonicalURL("http://h/icons/folder.gif")!
+        var machine = Self.machine(previousDecorations: [icon, linked], previousIcons: [icon, linked])
+        var chain = Chain()
+        var asLink = Self.discovery("icons/folder.gif", photo: 1)
+        asLink.reference.size = RenditionSize(role: .full)
+        let (action, _) = Self.take([Self.discovery("icons/back.gif", photo: 0), asLink], machine: &machine, chain: &chain)
+        #expect(action.load.isEmpty)
+        machine.streamEnded()
+        guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
+            Issue.record("the suspects did not wait for the crawl")
+            return
+        }
+        var summary = CrawlSummary()
+        summary.documents[0] = .init(url: CanonicalURL("http://h/")!, kind: .page)
+        _ = machine.crawlEnded(.success(summary), cancelled: false)
+        guard case .load(let kept) = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
+            Issue.record("the icon linked as content was not loaded")
+            return
+        }
+        #expect(Self.paths(kept) == ["icons/folder.gif"])
+        #expect(machine.catalog[icon.string]?.verdict == .rejected(.decoration))
     }
 
     /// Drives `machine` from its last loads to its end, which must be a success with `count` entries.

@@ -91,13 +91,7 @@ struct GeneratedGalleryTests {
             try #require(first.status == 0, "\(name): first sync exited \(first.status): \(first.stderr.suffix(600))")
             let before = try publishedFiles(mirror)
             let firstRun = server.log
-            // Icons are decoration by their size, known only once fetched, and kept nowhere:
-            // the next run asks for them again (the rest it asks for conditionally).
-            let icons = Set(
-                try MirrorManifest(mirror: mirror).rejected.filter { $0.reason == "decoration" }.compactMap {
-                    URL(string: $0.key)?.path
-                })
-            let fetched = Set(firstRun.filter { $0.method == "GET" && $0.status == 200 }.map(\.path)).subtracting(icons)
+            let fetched = Set(firstRun.filter { $0.method == "GET" && $0.status == 200 }.map(\.path))
             let second = try await run.sync()
             #expect(second.status == 0, "\(name): second sync exited \(second.status): \(second.stderr.suffix(600))")
             let secondRun = server.log.dropFirst(firstRun.count)
