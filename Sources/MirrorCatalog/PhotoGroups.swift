@@ -372,6 +372,22 @@ package struct PhotoGroups {
         for key in 0..<keyCount where family[key] >= 0 && eligible(key) && eligible(Int(family[key])) {
             propose(key, Int(family[key]))
         }
+        // Copies of one original that the catalog does not hold (prosopopee's `a-x900.jpg` and
+        // `a-x2000.jpg`, its `a.jpg` shown nowhere): each against the largest of them.
+        var siblings: [String: [Int]] = [:]
+        for key in 0..<keyCount where family[key] < 0 && eligible(key) {
+            guard let stem = RenditionFamily.originals(of: entries[key].key).first else { continue }
+            siblings[stem, default: []].append(key)
+        }
+        for (_, keys) in siblings.sorted(by: { $0.key < $1.key }) where keys.count > 1 {
+            guard
+                let largest = keys.max(by: { a, b in
+                    let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)
+                    return sizeA < sizeB || (!(sizeB < sizeA) && entries[a].key > entries[b].key)
+                })
+            else { continue }
+            for key in keys where key != largest { propose(key, largest) }
+        }
         /// The set a local's photo is in; a local with no rendition of its own is alone.
         func component(_ local: Int) -> Int {
             let anchor = anchorOfLocal[local]

@@ -18,6 +18,10 @@ package enum PhotoText {
     /// The title made from the name of the file at `key`: its name, as words when it is one
     /// (`autumn-maple` reads `Autumn maple`).
     package static func nameTitle(_ key: String) -> String {
+        // A rendition's size or word is no part of the photo's name (`aqua-x2000.jpg`: Aqua).
+        let path = key.prefix { $0 != "?" && $0 != "#" }
+        let last = path.split(separator: "/").last ?? ""
+        let key = RenditionFamily.stemOriginals(name: last).first.map { String(path.dropLast(last.count)) + $0 } ?? key
         let name = fileTitle(key)
         return name.contains(" ") ? name : words(ofFileName: name)
     }

@@ -132,7 +132,10 @@ package struct PageReading {
         // Blank text (spaces, a no-break space a layout cell holds) says nothing yet.
         guard !String(decoding: bytes, as: UTF8.self).unicodeScalars.allSatisfy(\.properties.isWhitespace) else { return }
         if let block = near.backgroundParent {
-            guard Self.headings.contains(element.name), element.parent?.serial == block,
+            // The heading right after the photo's element in its block, or inside the element
+            // (a hero's title over its background, as prosopopee writes it).
+            let isNext = element.parent?.serial == block || Self.isWithin(element, serial: near.imageSerial)
+            guard Self.headings.contains(element.name), isNext,
                 element.serial - near.imageSerial <= Self.backgroundHeadingGap
             else {
                 endNearText()
@@ -183,9 +186,9 @@ package struct PageReading {
 
     /// Elements that are headings.
     private static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
-    /// How many elements may open between a background photo's element and its heading (one:
-    /// an empty wrapper inside the hero).
-    static let backgroundHeadingGap = 2
+    /// How many elements may open between a background photo's element and its heading (the
+    /// two wrappers of a title over the background).
+    static let backgroundHeadingGap = 4
 
     /// Looks for the heading right after `node`, whose CSS background is `photo`: its caption.
     private mutating func watchForHeading(after node: PageElement, photo: Int, source: String) {
@@ -215,6 +218,16 @@ package struct PageReading {
             return false
         case "h1":
             if scan.heading == nil { scan.heading = node.text.collapsingWhitespace.nonEmpty }
+            // A hero's title (read whole, as every `h1` is): its background photo's caption.
+            if var near = nearText, let block = near.backgroundParent, near.host == nil,
+                node.parent?.serial == block || Self.isWithin(node, serial: near.imageSerial),
+                node.serial - near.imageSerial <= Self.backgroundHeadingGap
+            {
+                near.bytes = Array(node.text.utf8)
+                near.host = node.serial
+                nearText = near
+                endNearText()
+            }
         case "base":
             if scan.baseHref == nil, let href = node.attribute("href")?.nonEmptyURL { scan.baseHref = href }
         case "link":
@@ -235,18 +248,22 @@ package struct PageReading {
         if let classes = node.attribute("class"), Self.isCaptionClass(classes) { readCaption(node) }
         for (name, value) in node.attributes where value.includesASCIICaseInsensitive("url(") {
             if name == "style" {
-                for url in HTMLScanner.backgroundImages(inStyle: value) {
+                // One element's backgrounds are one photo's proposed renditions (prosopopee's
+                // album cover: `url(a-x1366.jpg), url(a-x900.jpg)`); their pixels decide.
+                let urls = HTMLScanner.backgroundImages(inStyle: value)
+                if let first = urls.first {
                     let photo = newPhoto()
-                    add(url, photo: photo, guess: true)
-                    watchForHeading(after: node, photo: photo, source: url)
+                    for url in urls { add(url, photo: photo, guess: true) }
+                    watchForHeading(after: node, photo: photo, source: first)
                 }
             } else {
                 // Lazy loaders keep the background in an attribute of their own until the image
                 // scrolls into view (`data-bg="url(photo.jpg)"`, `data-style`): read as `style`.
-                for url in HTMLScanner.cssURLs(inValue: value) {
+                let urls = HTMLScanner.cssURLs(inValue: value)
+                if let first = urls.first {
                     let photo = newPhoto()
-                    add(url, photo: photo, guess: true)
-                    watchForHeading(after: node, photo: photo, source: url)
+                    for url in urls { add(url, photo: photo, guess: true) }
+                    watchForHeading(after: node, photo: photo, source: first)
                 }
             }
         }

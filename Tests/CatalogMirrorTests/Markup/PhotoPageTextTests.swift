@@ -291,6 +291,31 @@ struct PhotoPageTextTests {
         #expect(Set(page.images.compactMap(\.photo)).count == 3)
     }
 
+    @Test(
+        "a heading right after a background photo, or a hero's title over it, is its caption; one element's backgrounds are one photo"
+    )
+    func backgroundCaptions() throws {
+        // The issue's lazy "hero" blocks, and prosopopee 1.1.5's full-width picture and album cover.
+        let page = try readings(
+            """
+            <h1>Full Width</h1>
+            <section class="block"><div class="hero" data-bg="url(photo-x2000.jpg)"></div>
+            <h2>Path into the Picos de Europa</h2><p>Read more below.</p></section>
+            <section class="lazy full-picture" data-bg="url(Aqua-x2000.jpg)" style="background-size: cover;">
+            <div class="picture-text"><div class="picture-text-column"><h1>A drop into blue water</h1>
+            <h2>Early morning</h2></div></div></section>
+            <div class="gallery-square"><a href="nature/"><div class="gallery-title"><h2>Nature walks</h2></div></a>
+            <div class="gallery-cover" style="background-image: url('nature/Aqua-x1366.jpg'), url('nature/Aqua-x900.jpg');"></div></div>
+            <div class="tile" data-bg="url(far.jpg)"></div><ul><li>A list</li></ul><h2>Not its caption</h2>
+            """)
+        let byURL = Dictionary(uniqueKeysWithValues: page.images.map { ($0.url, $0) })
+        #expect(byURL["photo-x2000.jpg"]?.title == "Path into the Picos de Europa")
+        #expect(byURL["Aqua-x2000.jpg"]?.title == "A drop into blue water")
+        #expect(byURL["far.jpg"]?.title == nil)
+        let cover = ["nature/Aqua-x1366.jpg", "nature/Aqua-x900.jpg"].compactMap { byURL[$0]?.photo }
+        #expect(cover.count == 2 && cover[0] == cover[1])
+    }
+
     // MARK: - Item 4: the catalog's own text is kept verbatim
 
     @Test("a JSON listing's titles and captions are kept as written, however they look")
