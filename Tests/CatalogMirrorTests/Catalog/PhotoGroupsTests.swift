@@ -126,6 +126,33 @@ struct PhotoGroupsTests {
         #expect(undecided.largestRenditions().smaller.isEmpty)
     }
 
+    @Test("copies of an original the catalog does not hold propose each other; their pixels decide")
+    func siblingCopies() throws {
+        var catalog: [CanonicalURL: CatalogEntry] = [:]
+        var summary = CrawlSummary()
+        for (document, url) in [(0, "a-x900.jpg"), (1, "a-x2000.jpg"), (1, "garden-x900.jpg"), (2, "garden-x2000.jpg")] {
+            let key = try #require(CanonicalURL("http://h/" + url))
+            let discovery = Discovery(key: key, reference: ImageReference(url: url, photo: 0), document: document)
+            let entry = catalog[key] ?? CatalogEntry(key: key, reference: discovery.reference, verdict: .accepted)
+            entry.see(discovery)
+            catalog[key] = entry
+            summary.documents[document] = .init(url: try #require(CanonicalURL("http://h/\(document).html")), kind: .page)
+        }
+        let proposed = PhotoGroups(entries: catalog.values, summary: summary)
+        let pairs = Set(proposed.unjudged.map { "\($0.first.path) \($0.second.path)" })
+        #expect(pairs.contains("/a-x2000.jpg /a-x900.jpg") && pairs.contains("/garden-x2000.jpg /garden-x900.jpg"), "\(pairs)")
+        var evidence = RenditionEvidence()
+        for pair in proposed.unjudged {
+            // The two "a" copies are one photo; the two gardens are different photographs.
+            evidence.record(
+                pair.first.path.hasPrefix("/a-") && pair.second.path.hasPrefix("/a-") ? .match : .differ, for: pair.first,
+                pair.second)
+        }
+        let groups = PhotoGroups(entries: catalog.values, summary: summary, evidence: evidence)
+        let photos = Set(groups.photos.map { Set($0.keys.map(\.path)) })
+        #expect(photos == [["/a-x900.jpg", "/a-x2000.jpg"], ["/garden-x900.jpg"], ["/garden-x2000.jpg"]], "\(photos)")
+    }
+
     @Test("igal2's slides each preload the next photo from a script: every slide's photo stays its own")
     func preloadedNextSlide() throws {
         // An index of thumbnails linking to slides 1.html...3.html, as igal2 writes them; each
