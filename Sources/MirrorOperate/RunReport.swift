@@ -50,6 +50,25 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// `variantOf`); nil in a report written before photos were counted, or for a run that
     /// stopped before its plan was made.
     public var photos: Int?
+    /// Pairs of images the pages proposed as renditions of one photo whose pixels matched
+    /// (joined), and whose pixels did not (two photos); nil when none was proposed.
+    public var renditionPairs: RenditionPairs?
+
+    /// What the pixels said of the pairs of images proposed as renditions of one photo.
+    public struct RenditionPairs: Codable, Sendable, Equatable {
+        /// Pairs whose pixels matched: one photo.
+        public var matched: Int
+        /// Pairs whose pixels did not: two photos, whatever the pages said.
+        public var differed: Int
+        /// Pairs that could not be compared (an image failed, or is in a format the matcher
+        /// does not read): joined as proposed.
+        public var unknown: Int
+
+        /// The counts of one run.
+        public init(matched: Int, differed: Int, unknown: Int) {
+            (self.matched, self.differed, self.unknown) = (matched, differed, unknown)
+        }
+    }
     /// Image bodies received, checked and staged in this run (one the store already held
     /// byte for byte too: its copy is kept); 304s are not downloads.
     public var downloaded: Int
@@ -115,6 +134,9 @@ public struct RunReport: Codable, Sendable, Equatable {
                 "\(removed) removed",
             ]
         if kept > 0 { parts.append("\(kept) kept from the last run") }
+        if let pairs = renditionPairs, pairs.matched + pairs.differed > 0 {
+            parts.append("renditions: \(pairs.matched) matched, \(pairs.differed) did not")
+        }
         let rejectedCount = rejected.values.reduce(0, +)
         let failedCount = failed.values.reduce(0, +)
         // By reason: what the configuration or the source turned away, each named (a key seen

@@ -38,6 +38,10 @@ struct RunReporting {
         // A photo's largest rendition is the one item of its photo that is no other's variant.
         let items = plan.items
         report.photos = items.indices.count { items.variantItem(at: $0) == nil && items.variantText(at: $0) == nil }
+        let pairs = planned.renditionPairs
+        if pairs.matched + pairs.differed + pairs.unknown > 0 {
+            report.renditionPairs = .init(matched: pairs.matched, differed: pairs.differed, unknown: pairs.unknown)
+        }
         report.added = plan.added.count
         report.replaced = plan.replaced.count
         report.unchanged = plan.unchanged

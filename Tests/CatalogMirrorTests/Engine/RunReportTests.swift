@@ -88,6 +88,10 @@ struct RunReportTests {
         let decoded = try RunReport.decode(JSONSerialization.data(withJSONObject: old))
         #expect(decoded.photos == nil)
         #expect(decoded.summaryLine.hasPrefix("catalog-mirror: 1 file published, "), "\(decoded.summaryLine)")
+        // What the pixels said of the proposed renditions, in the summary and the report.
+        report.renditionPairs = .init(matched: 53, differed: 2, unknown: 1)
+        #expect(report.summaryLine.contains(", renditions: 53 matched, 2 did not, "), "\(report.summaryLine)")
+        #expect(try RunReport.decode(report.encoded()).renditionPairs == report.renditionPairs)
     }
 
     @Test("onto /dev/null the report is written into the device, elsewhere replaced atomically")
