@@ -286,12 +286,17 @@ package struct PhotoGroups {
 
         // The original each key is a CMS's resized copy of (`RenditionFamily`), by number, or -1.
         var family = Array(repeating: Int32(-1), count: keyCount)
+        // The original each key's name says it was made from, when the catalog does not hold it:
+        // copies of one such original propose each other (below).
+        var siblings: [String: [Int]] = [:]
         for key in 0..<keyCount {
-            for text in RenditionFamily.originals(of: entries[key].key) {
+            let candidates = RenditionFamily.originals(of: entries[key].key)
+            for text in candidates {
                 guard let original = CanonicalURL(text), let other = number(of: original), other != key else { continue }
                 family[key] = Int32(other)
                 break
             }
+            if family[key] < 0, let stem = candidates.first { siblings[stem, default: []].append(key) }
         }
         /// Whether two keys are copies of one original, or one is the other's.
         func isKin(_ a: Int, _ b: Int) -> Bool {
@@ -374,12 +379,8 @@ package struct PhotoGroups {
         }
         // Copies of one original that the catalog does not hold (prosopopee's `a-x900.jpg` and
         // `a-x2000.jpg`, its `a.jpg` shown nowhere): each against the largest of them.
-        var siblings: [String: [Int]] = [:]
-        for key in 0..<keyCount where family[key] < 0 && eligible(key) {
-            guard let stem = RenditionFamily.originals(of: entries[key].key).first else { continue }
-            siblings[stem, default: []].append(key)
-        }
-        for (_, keys) in siblings.sorted(by: { $0.key < $1.key }) where keys.count > 1 {
+        for (_, all) in siblings.sorted(by: { $0.key < $1.key }) where all.count > 1 {
+            let keys = all.filter(eligible)
             guard
                 let largest = keys.max(by: { a, b in
                     let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)

@@ -944,15 +944,19 @@ package struct PageReading {
     /// "by-the-water" for `by%2Dthe%2Dwater.jpg`). Words a person spelled out of it ("Desert
     /// Dunes" for `desert-dunes.jpg`, sigal's title from its metadata) are a title.
     package static func restatesFileName(_ label: String, of url: String) -> Bool {
-        let path = url.prefix { $0 != "?" && $0 != "#" }
-        guard let last = path.split(separator: "/").last else { return false }
-        let name = PercentEncoding.decode(String(last)).lowercased()
+        // Asked of every image's label: the cheap answers first, no array of segments.
+        let path = url.utf8.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let start = path.lastIndex(of: UInt8(ascii: "/")).map { path.index(after: $0) } ?? path.startIndex
+        guard start < path.endIndex, let last = String(path[start...]) else { return false }
+        // A label longer than the name (decoded, it is no longer than written) restates none of it.
+        let stripped = label.utf8.contains(UInt8(ascii: "(")) ? removingPositions(label) : label
+        guard let said = stripped.collapsingWhitespace.nonEmpty, said.utf8.count <= last.utf8.count else { return false }
+        let name = (last.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(last) : last).lowercased()
         let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
-        let said = removingPositions(label).collapsingWhitespace.lowercased()
-        guard !said.isEmpty else { return false }
-        if said == stem || said == name { return true }
+        let lowered = said.lowercased()
+        if lowered == stem || lowered == name { return true }
         return renditionPrefixes.contains { prefix in
-            ["_", "-", "."].contains { stem == prefix + $0 + said || name == prefix + $0 + said }
+            ["_", "-", "."].contains { stem == prefix + $0 + lowered || name == prefix + $0 + lowered }
         }
     }
 
