@@ -47,6 +47,9 @@ package struct PhotoGroups {
     /// The pairs the structure proposed that `evidence` has no answer for: joined as proposed.
     /// The engine compares their pixels and groups again.
     package private(set) var unjudged: [RenditionEvidence.Pair] = []
+    /// The pairs proposed only as an album's cover and one of the album's photos: a cover that
+    /// is none of them is the usual case, not a pair the pages claimed (not counted as split).
+    package private(set) var coverPairs: Set<RenditionEvidence.Pair> = []
     /// Keys whose pixels matched another rendition of their photo: the only ones
     /// `--variants largest` may discard.
     private(set) var confirmed: [Bool] = []
@@ -336,6 +339,7 @@ package struct PhotoGroups {
         /// and the photos of the album it links to) joins only on a match.
         func propose(_ a: Int, _ b: Int, weak: Bool = false) {
             guard a != b else { return }
+            if weak { coverPairs.insert(RenditionEvidence.Pair(entries[a].key, entries[b].key)) }
             let answer = evidence?.answer(entries[a].key, entries[b].key)
             if answer == nil { unjudged.append(RenditionEvidence.Pair(entries[a].key, entries[b].key)) }
             if answer == .match {
@@ -346,7 +350,7 @@ package struct PhotoGroups {
             switch answer {
             case .differ?: return
             case .match?: break
-            case .unknown?, nil: if weak { return }
+            case .unknown?, .absent?, nil: if weak { return }
             }
             sets.union(a, b)
         }

@@ -23,8 +23,12 @@ package struct RenditionEvidence: Sendable {
     package enum Answer: Sendable, Equatable {
         case match
         case differ
-        /// Not compared: an image failed, or is of a format the matcher does not read.
+        /// Not compared: an image could not be decoded (a format the matcher does not read,
+        /// a broken file).
         case unknown
+        /// Not compared: an image is not in the store (rejected before it was loaded, failed,
+        /// or a dry run). Joins as `unknown` does, and is not counted.
+        case absent
     }
 
     private var answers: [Pair: Answer] = [:]
@@ -56,13 +60,18 @@ package struct RenditionEvidence: Sendable {
     }
 
     /// How many pairs matched, differed, and could not be compared.
-    package var counts: (matched: Int, differed: Int, unknown: Int) {
+    package var counts: (matched: Int, differed: Int, unknown: Int) { counts(leavingOut: []) }
+
+    /// `counts`, leaving out the pairs of `left` that differ (an album cover compared with
+    /// its album's photos is none of them, as expected).
+    package func counts(leavingOut left: Set<Pair>) -> (matched: Int, differed: Int, unknown: Int) {
         var counts = (matched: 0, differed: 0, unknown: 0)
-        for answer in answers.values {
+        for (pair, answer) in answers where !(answer == .differ && left.contains(pair)) {
             switch answer {
             case .match: counts.matched += 1
             case .differ: counts.differed += 1
             case .unknown: counts.unknown += 1
+            case .absent: break
             }
         }
         return counts

@@ -37,6 +37,12 @@ struct PixelJudge {
         // Whole frames whose fingerprints an earlier run kept: compared without decoding.
         var open: [RenditionEvidence.Pair] = []
         for pair in pairs {
+            // An image the store does not hold (rejected before it was loaded, failed, a dry
+            // run) is compared with nothing.
+            guard images[pair.first] != nil, images[pair.second] != nil else {
+                evidence.record(.absent, for: pair.first, pair.second)
+                continue
+            }
             if let first = images[pair.first], let second = images[pair.second], Self.matchWhole(first, second) {
                 evidence.record(.match, for: pair.first, pair.second)
                 for key in [pair.first, pair.second] {

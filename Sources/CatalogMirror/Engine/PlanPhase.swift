@@ -61,7 +61,7 @@ struct PlanPhase {
             await PixelJudge(storage: storage).judge(grouped.unjudged, into: &evidence)
             grouped = PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations, evidence: evidence)
         }
-        let pairs = evidence.counts
+        let pairs = evidence.counts(leavingOut: grouped.coverPairs)
         if pairs.matched + pairs.differed + pairs.unknown > 0 {
             let elapsed = (ContinuousClock.now - judging).components
             let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -75,7 +75,7 @@ struct PlanPhase {
                 configuration.logger.reconsidered(entry.verdict, for: entry.key)
             }
         }
-        for pair in evidence.pairs(answered: .differ).prefix(Self.pairsNamed) {
+        for pair in evidence.pairs(answered: .differ).lazy.filter({ !grouped.coverPairs.contains($0) }).prefix(Self.pairsNamed) {
             configuration.logger.info(
                 "images \(pair.first) and \(pair.second): proposed as one photo, their pixels differ: two photos")
         }
