@@ -85,45 +85,69 @@ package enum PixelMatcher {
         let (width, height) = (Double(image.width), Double(image.height))
         // The largest region of the target's aspect ratio that fits.
         let (baseWidth, baseHeight) = aspect > width / height ? (width, width / aspect) : (height * aspect, height)
-        var best: (comparison: Comparison, x: Double, y: Double, scale: Double)?
-        func consider(scale: Double, x: Double, y: Double) {
-            let (regionWidth, regionHeight) = (baseWidth * scale, baseHeight * scale)
-            guard regionWidth >= 4, regionHeight >= 4 else { return }
-            let x = min(max(x, 0), width - regionWidth)
-            let y = min(max(y, 0), height - regionHeight)
-            let isWhole = regionWidth >= width - 1 && regionHeight >= height - 1
-            let comparison = verdict(
-                target, sums.fingerprint(x: x, y: y, width: regionWidth, height: regionHeight), isCrop: !isWhole)
-            if best.map({ score(comparison) < score($0.comparison) }) ?? true { best = (comparison, x, y, scale) }
+        struct Region {
+            var x: Double
+            var y: Double
+            var scale: Double
         }
-        // Coarse: 7 scales, each at up to 9 × 9 positions over the room it leaves.
+        func clamped(_ region: Region) -> (x: Double, y: Double, width: Double, height: Double)? {
+            let (regionWidth, regionHeight) = (baseWidth * region.scale, baseHeight * region.scale)
+            guard regionWidth >= 4, regionHeight >= 4 else { return nil }
+            return (
+                min(max(region.x, 0), width - regionWidth), min(max(region.y, 0), height - regionHeight), regionWidth,
+                regionHeight
+            )
+        }
+        var best: (comparison: Comparison, region: Region)?
+        func consider(_ region: Region) {
+            guard let box = clamped(region) else { return }
+            let isWhole = box.width >= width - 1 && box.height >= height - 1
+            let comparison = verdict(
+                target, sums.fingerprint(x: box.x, y: box.y, width: box.width, height: box.height), isCrop: !isWhole)
+            if best.map({ score(comparison) < score($0.comparison) }) ?? true {
+                best = (comparison, Region(x: box.x, y: box.y, scale: region.scale))
+            }
+        }
+        // The whole region of the target's shape first: a rendition of the whole frame.
+        consider(Region(x: (width - baseWidth) / 2, y: (height - baseHeight) / 2, scale: 1))
+        if let best, best.comparison.isMatch, !best.comparison.isCrop { return best.comparison }
+        // Coarse: 7 scales, each at up to 9 × 9 positions over the room it leaves, ranked by the
+        // colour layout alone (a sixth of a fingerprint's reads); the few nearest in colour are
+        // then compared whole.
         let steps = 8.0
+        var ranked: [(distance: Double, region: Region)] = []
         for scale in stride(from: 1.0, through: 0.699, by: -0.05) {
             let (roomX, roomY) = (width - baseWidth * scale, height - baseHeight * scale)
             let columns = roomX < 1 ? 0 : Int(min(steps, roomX))
             let rows = roomY < 1 ? 0 : Int(min(steps, roomY))
             for row in 0...rows {
                 for column in 0...columns {
-                    consider(
-                        scale: scale, x: columns == 0 ? 0 : roomX * Double(column) / Double(columns),
-                        y: rows == 0 ? 0 : roomY * Double(row) / Double(rows))
+                    let region = Region(
+                        x: columns == 0 ? 0 : roomX * Double(column) / Double(columns),
+                        y: rows == 0 ? 0 : roomY * Double(row) / Double(rows), scale: scale)
+                    guard let box = clamped(region) else { continue }
+                    let distance = sums.colourDistance(to: target.grid, x: box.x, y: box.y, width: box.width, height: box.height)
+                    ranked.append((distance, region))
                 }
             }
-            if let best, best.comparison.isMatch, !best.comparison.isCrop { return best.comparison }
         }
-        // Fine: around the best region, halving the step each round.
+        ranked.sort { $0.distance < $1.distance }
+        for candidate in ranked.prefix(Self.coarseCandidates) { consider(candidate.region) }
         guard var current = best else {
             return Comparison(isMatch: false, hashDistance: 1, colourDistance: 1, isCrop: false)
         }
-        var stepX = max(width - baseWidth * current.scale, 1) / steps
-        var stepY = max(height - baseHeight * current.scale, 1) / steps
+        // A best region far outside the limits is another photo: no refining brings it in.
+        guard score(current.comparison) < Self.refinedScore else { return current.comparison }
+        // Fine: around the best region, halving the step each round.
+        var stepX = max(width - baseWidth * current.region.scale, 1) / steps
+        var stepY = max(height - baseHeight * current.region.scale, 1) / steps
         var stepScale = 0.025
         for _ in 0..<3 {
             for dy in [-stepY, 0, stepY] {
                 for dx in [-stepX, 0, stepX] {
                     for ds in [-stepScale, 0, stepScale] {
-                        let scale = min(1, max(0.65, current.scale + ds))
-                        consider(scale: scale, x: current.x + dx, y: current.y + dy)
+                        let scale = min(1, max(0.65, current.region.scale + ds))
+                        consider(Region(x: current.region.x + dx, y: current.region.y + dy, scale: scale))
                     }
                 }
             }
@@ -134,6 +158,12 @@ package enum PixelMatcher {
         }
         return current.comparison
     }
+
+    /// How many of the coarse regions nearest in colour are compared whole.
+    static let coarseCandidates = 8
+    /// The score (`score`) past which the best coarse region is not refined: at four times
+    /// the limits' sum, no true rendition measured came near it.
+    static let refinedScore = 4.0
 }
 
 /// Summed-area tables of a working copy (luminance, R, G, B): the mean of any rectangle in four
@@ -186,6 +216,30 @@ struct AreaSums {
             sums[(bottom * stride + right) * 4 + channel] - sums[(top * stride + right) * 4 + channel]
             - sums[(bottom * stride + left) * 4 + channel] + sums[(top * stride + left) * 4 + channel]
         return total / Double((right - left) * (bottom - top))
+    }
+
+    /// The mean absolute difference (0–1) between one region's 4 × 4 colour layout and `grid`,
+    /// read without making the region's fingerprint.
+    func colourDistance(to grid: [UInt8], x: Double, y: Double, width regionWidth: Double, height regionHeight: Double)
+        -> Double
+    {
+        let side = PixelFingerprint.gridSide
+        var total = 0.0
+        var index = 0
+        for row in 0..<side {
+            let y0 = y + regionHeight * Double(row) / Double(side)
+            let y1 = y + regionHeight * Double(row + 1) / Double(side)
+            for column in 0..<side {
+                let x0 = x + regionWidth * Double(column) / Double(side)
+                let x1 = x + regionWidth * Double(column + 1) / Double(side)
+                for channel in 1...3 {
+                    guard index < grid.count else { break }
+                    total += abs(mean(channel, x0: x0, y0: y0, x1: x1, y1: y1).rounded() - Double(grid[index]))
+                    index += 1
+                }
+            }
+        }
+        return total / 255 / Double(max(grid.count, 1))
     }
 
     /// The fingerprint of one region.
