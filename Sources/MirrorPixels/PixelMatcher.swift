@@ -52,20 +52,20 @@ package enum PixelMatcher {
 
     /// Searches `image` for a region whose fingerprint matches `target`'s whole frame.
     private static func search(for target: WorkingCopy, in image: WorkingCopy) -> Comparison {
-        let fingerprint = AreaSums(target).fingerprint(x: 0, y: 0, width: Double(target.width), height: Double(target.height))
+        let fingerprint = target.sums.fingerprint(x: 0, y: 0, width: Double(target.width), height: Double(target.height))
         return search(for: fingerprint, aspect: Double(target.fullWidth) / Double(max(target.fullHeight, 1)), in: image)
     }
 
     /// Compares a fingerprint known from an earlier run with an image's whole frame only (no
     /// crop search: that needs the smaller image's pixels, which a fingerprint does not hold).
     package static func compareWhole(_ fingerprint: PixelFingerprint, with image: WorkingCopy) -> Comparison {
-        let whole = AreaSums(image).fingerprint(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
+        let whole = image.sums.fingerprint(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
         return verdict(fingerprint, whole, isCrop: false)
     }
 
     /// The fingerprint of `image`'s whole frame.
     package static func fingerprint(of image: WorkingCopy) -> PixelFingerprint {
-        AreaSums(image).fingerprint(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
+        image.sums.fingerprint(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
     }
 
     private static func verdict(_ a: PixelFingerprint, _ b: PixelFingerprint, isCrop: Bool) -> Comparison {
@@ -81,7 +81,7 @@ package enum PixelMatcher {
     }
 
     private static func search(for target: PixelFingerprint, aspect: Double, in image: WorkingCopy) -> Comparison {
-        let sums = AreaSums(image)
+        let sums = image.sums
         let (width, height) = (Double(image.width), Double(image.height))
         // The largest region of the target's aspect ratio that fits.
         let (baseWidth, baseHeight) = aspect > width / height ? (width, width / aspect) : (height * aspect, height)
@@ -168,18 +168,18 @@ package enum PixelMatcher {
 
 /// Summed-area tables of a working copy (luminance, R, G, B): the mean of any rectangle in four
 /// reads, so the matcher's hundreds of candidate regions cost little more than one.
-struct AreaSums {
+struct AreaSums: Sendable {
     let width: Int
     let height: Int
     /// (width + 1) × (height + 1) running sums, channels interleaved: luminance, R, G, B.
     private var sums: [Double]
 
-    init(_ image: WorkingCopy) {
-        width = image.width
-        height = image.height
+    init(width: Int, height: Int, rgb pixels: [UInt8]) {
+        self.width = width
+        self.height = height
         let stride = width + 1
         sums = Array(repeating: 0, count: stride * (height + 1) * 4)
-        image.rgb.withUnsafeBufferPointer { rgb in
+        pixels.withUnsafeBufferPointer { rgb in
             sums.withUnsafeMutableBufferPointer { table in
                 for y in 0..<height {
                     var row: (Double, Double, Double, Double) = (0, 0, 0, 0)

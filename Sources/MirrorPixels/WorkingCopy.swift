@@ -2,7 +2,8 @@ import CPixels
 import MirrorCore
 
 /// An image decoded into a small RGB copy (at most `WorkingCopy.side` pixels on its longer
-/// side), the only form in which the pixel matcher sees a photo.
+/// side; a large JPEG from half that, as far as its DCT scales), the only form in which the
+/// pixel matcher sees a photo.
 ///
 /// Decoded by libjpeg-turbo, libpng, giflib or libwebp (`CPixels`), at reduced scale where the
 /// format allows it: a JPEG through its DCT scaling (1/8 of each side at most), a WebP through
@@ -23,8 +24,12 @@ package struct WorkingCopy: Sendable {
     /// The largest image decoded whole (PNG, GIF): 100 megapixels, 300 MB of RGB for a moment.
     package static let maxPixelsDecodedWhole: Int64 = 100_000_000
 
+    /// Its summed-area tables, made once: every region the matcher tries reads them.
+    let sums: AreaSums
+
     package init(fullWidth: Int, fullHeight: Int, width: Int, height: Int, rgb: [UInt8]) {
         (self.fullWidth, self.fullHeight, self.width, self.height, self.rgb) = (fullWidth, fullHeight, width, height, rgb)
+        sums = AreaSums(width: width, height: height, rgb: rgb)
     }
 
     /// Why a file could not be decoded, in one line.

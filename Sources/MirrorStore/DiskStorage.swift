@@ -278,6 +278,15 @@ import MirrorEmbedded
         return stored
     }
 
+    /// The last run's answers on pairs of images compared (empty when the index cannot say).
+    package func previousPixelAnswers() -> [PixelAnswer] { (try? rows.pixelAnswers()) ?? [] }
+
+    /// Keeps this run's answers on pairs of images for the next (not in a dry run).
+    package func keepPixelAnswers(_ answers: [PixelAnswer]) {
+        guard !readOnly else { return }
+        try? rows.replacePixelAnswers(answers)
+    }
+
     /// The keys the last run rejected as decoration by their icon's size (at most 48 pixels on
     /// both sides, known only from their files): held back and rejected again without a
     /// request unless a page now links them as content. Empty when the index cannot say.

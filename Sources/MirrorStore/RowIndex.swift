@@ -68,6 +68,14 @@ import MirrorCore
         onlyThisRunsRows = firstRun && ((try? state().isEmpty()) ?? false)
     }
 
+    /// The last run's answers on pairs of images.
+    func pixelAnswers() throws(StoreError) -> [PixelAnswer] { try state().pixelAnswers() }
+
+    /// Keeps `answers` for the next run.
+    func replacePixelAnswers(_ answers: [PixelAnswer]) throws(StoreError) {
+        try state().replacePixelAnswers(answers)
+    }
+
     /// The keys the last run rejected as icons by their size.
     func iconKeys() throws(StoreError) -> [String] { try state().iconKeys() }
 

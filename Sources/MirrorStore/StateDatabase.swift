@@ -2,6 +2,23 @@ import Foundation
 import GRDB
 import MirrorCore
 
+/// What the pixels said of a pair of images, and of which bytes.
+package struct PixelAnswer: Sendable, Equatable {
+    /// The pair's keys, in byte order, and the SHA-256 of the bytes compared.
+    package var first: String
+    package var second: String
+    package var firstSHA256: String
+    package var secondSHA256: String
+    /// Whether their pixels matched.
+    package var matches: Bool
+
+    /// One answer.
+    package init(first: String, second: String, firstSHA256: String, secondSHA256: String, matches: Bool) {
+        (self.first, self.second, self.firstSHA256, self.secondSHA256, self.matches) =
+            (first, second, firstSHA256, secondSHA256, matches)
+    }
+}
+
 /// The store's index and commit log: one SQLite database (`.catalog-mirror/state.sqlite`, WAL)
 /// with a row per stored image, read by key when a lookup needs it and never loaded whole.
 ///
@@ -219,6 +236,36 @@ struct StateDatabase: Sendable {
     }
 
     /// True when the index has no row at all.
+    /// The last run's answers on pairs of images (`replacePixelAnswers`).
+    func pixelAnswers() throws(StoreError) -> [PixelAnswer] {
+        do {
+            return try queue.inDatabase { db in
+                try Row.fetchAll(db, sql: "SELECT first, second, firstSHA256, secondSHA256, matches FROM pixelPair").map {
+                    PixelAnswer(
+                        first: $0[0], second: $0[1], firstSHA256: $0[2], secondSHA256: $0[3], matches: $0[4] as Bool)
+                }
+            }
+        } catch {
+            throw failure("read", error)
+        }
+    }
+
+    /// Makes `answers` the answers kept, in place of the last run's.
+    func replacePixelAnswers(_ answers: [PixelAnswer]) throws(StoreError) {
+        do {
+            try queue.write { db in
+                try db.execute(sql: "DELETE FROM pixelPair")
+                for answer in answers {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO pixelPair VALUES (?, ?, ?, ?, ?)",
+                        arguments: [answer.first, answer.second, answer.firstSHA256, answer.secondSHA256, answer.matches])
+                }
+            }
+        } catch {
+            throw failure("write", error)
+        }
+    }
+
     /// The keys the last run rejected as icons by their size (`replaceIconKeys`).
     func iconKeys() throws(StoreError) -> [String] {
         do {

@@ -59,9 +59,18 @@ enum StateSchema {
             try db.execute(sql: "ALTER TABLE image ADD COLUMN fingerprint TEXT")
         }
         // The keys rejected as decoration by their icon's size, known only from their files:
-        // the next run rejects them again without a request (`StateDatabase.iconKeys`).
+        // the next run rejects them again without a request (`StateDatabase.iconKeys`); and
+        // what the pixels said of each pair of images compared, with the bytes compared, so a
+        // later run answers a pair whose bytes did not change without decoding either
+        // (`StateDatabase.pixelAnswers`).
         migrator.registerMigration("v6") { db in
             try db.execute(sql: "CREATE TABLE icon (key TEXT PRIMARY KEY NOT NULL)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE pixelPair (
+                        first TEXT NOT NULL, second TEXT NOT NULL, firstSHA256 TEXT NOT NULL,
+                        secondSHA256 TEXT NOT NULL, matches INTEGER NOT NULL, PRIMARY KEY (first, second))
+                    """)
         }
         return migrator
     }

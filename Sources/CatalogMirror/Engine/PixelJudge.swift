@@ -14,11 +14,25 @@ import MirrorStore
 /// stars in flight hold working copies (192 KB each at most).
 struct PixelJudge {
     let storage: DiskStorage
+    /// What an earlier run's pixels said of pairs, with the bytes they said it of.
+    let kept: [RenditionEvidence.Pair: PixelAnswer]
+
+    /// A judge with the answers the store kept from the last run.
+    init(storage: DiskStorage) async {
+        self.storage = storage
+        var kept: [RenditionEvidence.Pair: PixelAnswer] = [:]
+        for answer in await storage.previousPixelAnswers() {
+            guard let first = CanonicalURL(answer.first), let second = CanonicalURL(answer.second) else { continue }
+            kept[RenditionEvidence.Pair(first, second)] = answer
+        }
+        self.kept = kept
+    }
 
     /// Compares every pair of `pairs`, records the answers in `evidence`, and keeps each decoded
     /// image's fingerprint in the store (`StoredImage.fingerprint`), from which the next run
-    /// compares whole frames without decoding.
-    func judge(_ pairs: [RenditionEvidence.Pair], into evidence: inout RenditionEvidence) async {
+    /// compares whole frames without decoding. Returns the answers to keep for the next run
+    /// (`DiskStorage.keepPixelAnswers`, once every round is judged).
+    func judge(_ pairs: [RenditionEvidence.Pair], into evidence: inout RenditionEvidence) async -> [PixelAnswer] {
         let keys = Array(Set(pairs.flatMap { [$0.first, $0.second] }))
         var images: [CanonicalURL: Image] = [:]
         for start in stride(from: 0, to: keys.count, by: 512) {
@@ -34,6 +48,16 @@ struct PixelJudge {
                     dimensions: row.dimensions)
             }
         }
+        // What an earlier run's pixels said of a pair whose bytes have not changed since
+        // (`kept`) answers it; every answer given is kept for the next run.
+        var answers: [PixelAnswer] = []
+        func keep(_ pair: RenditionEvidence.Pair, matches: Bool) {
+            guard let first = images[pair.first], let second = images[pair.second] else { return }
+            answers.append(
+                PixelAnswer(
+                    first: pair.first.string, second: pair.second.string, firstSHA256: first.sha256,
+                    secondSHA256: second.sha256, matches: matches))
+        }
         // Whole frames whose fingerprints an earlier run kept: compared without decoding.
         var open: [RenditionEvidence.Pair] = []
         for pair in pairs {
@@ -43,8 +67,17 @@ struct PixelJudge {
                 evidence.record(.absent, for: pair.first, pair.second)
                 continue
             }
-            if let first = images[pair.first], let second = images[pair.second], Self.matchWhole(first, second) {
+            if let answer = kept[pair], answer.firstSHA256 == images[pair.first]?.sha256,
+                answer.secondSHA256 == images[pair.second]?.sha256
+            {
+                evidence.record(answer.matches ? .match : .differ, for: pair.first, pair.second)
+                keep(pair, matches: answer.matches)
+                for key in [pair.first, pair.second] {
+                    if let size = images[key]?.dimensions { evidence.record(width: size.width, height: size.height, of: key) }
+                }
+            } else if let first = images[pair.first], let second = images[pair.second], Self.matchWhole(first, second) {
                 evidence.record(.match, for: pair.first, pair.second)
+                keep(pair, matches: true)
                 for key in [pair.first, pair.second] {
                     if let size = images[key]?.dimensions { evidence.record(width: size.width, height: size.height, of: key) }
                 }
@@ -67,7 +100,12 @@ struct PixelJudge {
             }
             for _ in 0..<width { start() }
             for await result in group {
-                for (partner, answer) in result.answers { evidence.record(answer, for: result.center, partner) }
+                for (partner, answer) in result.answers {
+                    evidence.record(answer, for: result.center, partner)
+                    if answer == .match || answer == .differ {
+                        keep(RenditionEvidence.Pair(result.center, partner), matches: answer == .match)
+                    }
+                }
                 for (key, size) in result.sizes { evidence.record(width: size.width, height: size.height, of: key) }
                 for (key, fingerprint) in result.fingerprints {
                     guard let image = images[key], image.fingerprint != fingerprint else { continue }
@@ -76,8 +114,9 @@ struct PixelJudge {
                 start()
             }
         }
-        // A signature that cannot be kept is computed again next time: nothing is lost.
+        // A signature or an answer that cannot be kept is worked out again next time.
         try? await storage.keepFingerprints(computed)
+        return answers
     }
 
     /// What the store says of one image of a pair.

@@ -57,10 +57,15 @@ struct PlanPhase {
         // A grouping may propose pairs the one before did not (a page's main photo is found
         // among other photos once pixels split them): asked again, a few rounds at most.
         let judging = ContinuousClock.now
+        var answers: [PixelAnswer] = []
+        let judge = grouped.unjudged.isEmpty ? nil : await PixelJudge(storage: storage)
         for _ in 0..<3 where !grouped.unjudged.isEmpty {
-            await PixelJudge(storage: storage).judge(grouped.unjudged, into: &evidence)
+            guard let judge else { break }
+            answers += await judge.judge(grouped.unjudged, into: &evidence)
             grouped = PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations, evidence: evidence)
         }
+        // Only when something was judged: a run with no pair keeps the last run's answers.
+        if judge != nil { await storage.keepPixelAnswers(answers) }
         let pairs = evidence.counts(leavingOut: grouped.coverPairs)
         if pairs.matched + pairs.differed + pairs.unknown > 0 {
             let elapsed = (ContinuousClock.now - judging).components
