@@ -101,16 +101,4 @@ package enum AtomicFile {
             try bytes.withUnsafeBytes { try writer.write($0) }
         }
     }
-
-    /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
-    /// left alone (same mtime, nothing for caches or rsync to fetch again).
-    /// - Returns: whether the file was written (false: it already held `bytes`).
-    @discardableResult
-    static func writeIfChanged(
-        _ bytes: [UInt8], to destination: URL, temporaryDirectory: URL, flush: Bool = true
-    ) throws(PublishError) -> Bool {
-        if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { return false }
-        try write(bytes, to: destination, temporaryDirectory: temporaryDirectory, flush: flush)
-        return true
-    }
 }

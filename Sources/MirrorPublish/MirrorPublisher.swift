@@ -27,8 +27,6 @@ package struct MirrorPublisher: Sendable {
         self.itemsPerPage = itemsPerPage
     }
 
-    static func pageFileName(_ number: Int) -> String { number == 1 ? "index.html" : "page-\(number).html" }
-
     /// How many pages a publish rendered, and how many it left as they were.
     package struct Outcome: Equatable {
         var rendered = 0
@@ -584,8 +582,6 @@ package struct MirrorPublisher: Sendable {
         ]
         return TemplateObject(names: names, values: values)
     }
-
-    static func siteTitle(for source: String) -> String { SitePlan.fallbackTitle(for: source) }
 
     /// "999 B", "1.1 KB", "38 KB", "2.0 MB": decimal units, one decimal below 10, rounded half
     /// up on the exact byte count (integer arithmetic: no `String(format:)` per item).
