@@ -110,18 +110,31 @@ let package = Package(
         ),
         // The validator chain and robots.txt.
         .target(name: "MirrorValidate", dependencies: ["MirrorCore"]),
-        // HTTP: the session, the pipelined client, image sources, and the cached loader in
-        // front of the store.
+        // The transport: HTTP sessions, the pipelined client, TLS, proxies, cookies, and the
+        // decoding of bodies. It knows no store: it depends on Core alone.
         .target(
             name: "MirrorFetch",
             dependencies: [
-                "MirrorCore", "MirrorEmbedded", "MirrorStore", "CBrotli",
+                "MirrorCore", "CBrotli",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The seed's cached pipeline: the image sources over the transport, the `ImageLoader`
+        // actor that coalesces loads of a key, in front of the `@ImageDatabase` store.
+        .target(
+            name: "MirrorPipeline",
+            dependencies: [
+                "MirrorCore", "MirrorEmbedded", "MirrorStore", "MirrorFetch",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -158,7 +171,7 @@ let package = Package(
             name: "CatalogMirror",
             dependencies: [
                 "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish", "MirrorOperate",
+                "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish", "MirrorOperate",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -214,7 +227,7 @@ let package = Package(
                 "CatalogMirror", "SampleGallery",
                 // Each suite imports, @testable, the stage module that holds what it tests.
                 "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SiteTemplateTests: the page template renders as swift-mustache renders its text.
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -238,7 +251,8 @@ let package = Package(
             dependencies: [
                 "CatalogMirror",
                 "SampleGallery",
-                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPublish", "MirrorOperate",
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPipeline", "MirrorPublish",
+                "MirrorOperate",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -7,6 +7,7 @@
 @_exported import MirrorFetch
 @_exported import MirrorMarkup
 @_exported import MirrorOperate
+@_exported import MirrorPipeline
 @_exported import MirrorPublish
 @_exported import MirrorStore
 @_exported import MirrorValidate

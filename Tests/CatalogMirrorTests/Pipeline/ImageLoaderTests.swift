@@ -5,6 +5,7 @@ import Testing
 @testable import CatalogMirror
 @testable import MirrorCore
 @testable import MirrorFetch
+@testable import MirrorPipeline
 @testable import MirrorStore
 @testable import SampleGallery
 

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import MirrorFetch
 import MirrorStore
 
 /// Loads images for the mirror: memory cache → disk (the store) → download.
