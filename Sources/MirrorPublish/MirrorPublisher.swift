@@ -73,21 +73,6 @@ package struct MirrorPublisher: Sendable {
     /// Starts writing `manifest.json` for `manifest` (see `ManifestWrite`).
     package func beginManifest(_ manifest: Manifest) -> ManifestWrite { ManifestWrite(manifest, layout: layout) }
 
-    /// Publishes the site of `manifest` and the manifest itself, at once (`prepare`, then
-    /// `commit`): for a publish whose images are already in place.
-    @discardableResult
-    func publish(_ manifest: Manifest) async throws(PublishError) -> Outcome {
-        let manifestWrite = beginManifest(manifest)
-        let site: PreparedSite
-        do {
-            site = try await prepare(manifest)
-        } catch {
-            await manifestWrite.discard()
-            throw error
-        }
-        return try await commit(site, manifestWrite: manifestWrite)
-    }
-
     /// The files of a publish, written and flushed under temporary names, in the order they
     /// are put in place (`MirrorPublisher.prepare`).
     package struct PreparedSite: Sendable {
@@ -352,15 +337,6 @@ package struct MirrorPublisher: Sendable {
     /// - Returns: the file waiting to be put in place, or nil when it is as it was.
     private func write(_ bytes: [UInt8], to destination: URL) throws(PublishError) -> AtomicFile.Prepared? {
         try AtomicFile.prepareIfChanged(bytes, for: destination, temporaryDirectory: layout.temporary, flush: false)
-    }
-
-    /// The HTML of every page, in the order of `SitePlan.pages` (the start page first), rendered
-    /// one after another on the caller's thread.
-    func render(_ manifest: Manifest) -> [String] {
-        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
-        return site.pages.indices.map { index in
-            template.page.render(context(site.pages[index], in: site, manifest: manifest))
-        }
     }
 
     /// A page of a publish: left as it is, or rendered (with the input it was rendered from,

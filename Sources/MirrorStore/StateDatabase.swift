@@ -429,15 +429,6 @@ struct StateDatabase: Sendable {
         }
     }
 
-    /// Deletes every row.
-    func removeAll() throws(StoreError) {
-        do {
-            try queue.write { db in try db.execute(sql: "DELETE FROM image") }
-        } catch {
-            throw failure("write", error)
-        }
-    }
-
     /// Every row, in key order; for tests and inspection (a sync never loads the whole index).
     func allImages() throws(StoreError) -> [StoredImage] {
         do {
