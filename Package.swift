@@ -164,7 +164,7 @@ let package = Package(
             plugins: ["EmbedFolder"]
         ),
         // What a run tells its operator: the report, its changes, its metrics.
-        .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore", "MirrorPublish"]),
+        .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore"]),
         // The library a user calls: settings, configuration, and the engine that runs the
         // stages (crawl → validate → fetch → store → publish). Never imports ArgumentParser.
         .target(

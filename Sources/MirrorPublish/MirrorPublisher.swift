@@ -147,7 +147,7 @@ package struct MirrorPublisher: Sendable {
                             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                         } catch {
                             throw PublishError(
-                                "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
+                                .fileSystem, "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
                         }
                     }
                     try file.commit()
@@ -162,7 +162,7 @@ package struct MirrorPublisher: Sendable {
                 do throws(FileSystem.Failure) {
                     try FileSystem.flushDirectory(folder)
                 } catch {
-                    throw PublishError(error.description + PublishError.diskAdvice)
+                    throw PublishError(.fileSystem, error.description + PublishError.diskAdvice)
                 }
             }
         }
@@ -328,7 +328,7 @@ package struct MirrorPublisher: Sendable {
         do {
             try FileSystem.flushFileSystem(containing: layout.root.path)
         } catch {
-            throw PublishError(error.description)
+            throw PublishError(.fileSystem, error.description)
         }
     }
 
