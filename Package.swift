@@ -68,15 +68,20 @@ let package = Package(
         // The values every stage shares: keys (the URL parser, `CanonicalURL`), requests and
         // validators, downloaded files and image formats, stored images, the manifest and its
         // items, rejection reasons and verdicts, timestamps, errors, the progress board, and
-        // small support (files, JSON, blocking work).
+        // small support (files, JSON). No event loop, no thread pool.
         .target(
             name: "MirrorCore",
             dependencies: [
                 "CIDN2",
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Work that blocks its thread (flushes, decoding, writing pages), run on NIO's thread
+        // pool and awaited: `BlockingWork`.
+        .target(
+            name: "MirrorBlocking",
+            dependencies: ["MirrorCore", .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // Reading documents: HTML pages, feeds, JSON listings, scripts, srcset, XMP packets.
         .target(name: "MirrorMarkup", dependencies: ["MirrorCore", "CLibXML"]),
@@ -86,7 +91,7 @@ let package = Package(
         .target(
             name: "MirrorStore",
             dependencies: [
-                "MirrorCore", "MirrorEmbedded",
+                "MirrorCore", "MirrorBlocking", "MirrorEmbedded",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -157,7 +162,7 @@ let package = Package(
         .target(
             name: "MirrorPublish",
             dependencies: [
-                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
+                "MirrorCore", "MirrorBlocking", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -170,8 +175,9 @@ let package = Package(
         .target(
             name: "CatalogMirror",
             dependencies: [
-                "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish", "MirrorOperate",
+                "MirrorCore", "MirrorBlocking", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate",
+                "MirrorFetch", "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish",
+                "MirrorOperate",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

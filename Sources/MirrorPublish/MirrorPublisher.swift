@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MirrorBlocking
 import MirrorCatalog
 import MirrorCore
 import MirrorStore
