@@ -56,7 +56,9 @@ public struct RunMetrics: Sendable, Equatable {
     public init(report: RunReport, build: Build, previous: String?) {
         let mirror = URL(fileURLWithPath: report.output).standardizedFileURL.path
         let end = Int64(report.finishedAt.timeIntervalSince1970.rounded(.down))
-        let finished = report.error == nil && !report.dryRun && (report.exitStatus == 0 || report.exitStatus == 1)
+        let finished =
+            report.error == nil && !report.dryRun
+            && (report.exitStatus == ExitStatus.ok || report.exitStatus == ExitStatus.itemsFailed)
         self.mirror = mirror
         lastRun = end
         lastSuccess = finished ? end : previous.flatMap { Self.lastSuccess(in: $0, mirror: mirror) }

@@ -37,15 +37,6 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
     }
 }
 
-/// The exit statuses (README "Exit status", docs/reference.md).
-enum ExitStatus {
-    static let ok: Int32 = 0
-    static let itemsFailed: Int32 = 1
-    static let usage: Int32 = 2
-    static let sourceUnavailable: Int32 = 3
-    static let locked: Int32 = 75
-}
-
 /// `--out DIR`, shared by every command.
 struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The mirror directory.", valueName: "DIR"))

@@ -97,11 +97,11 @@ public struct MirrorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit status of this stop (docs/reference.md, "Exit statuses"): 3, 1, 130, 4 or 75.
     public var exitStatus: Int32 {
         switch code {
-        case .sourceUnavailable: 3
-        case .pruneGuard: 4
-        case .locked: 75
-        case .cancelled: 130
-        default: 1
+        case .sourceUnavailable: ExitStatus.sourceUnavailable
+        case .pruneGuard: ExitStatus.pruneGuard
+        case .locked: ExitStatus.locked
+        case .cancelled: ExitStatus.cancelled
+        default: ExitStatus.itemsFailed
         }
     }
 }

@@ -30,7 +30,8 @@ struct RunReporting {
             source: configuration.source.string, output: MirrorLayout(root: configuration.output).root.path,
             startedAt: Timestamp.truncated(startedAt), finishedAt: Timestamp.truncated(finishedAt),
             durationSeconds: finishedAt.timeIntervalSince(startedAt),
-            exitStatus: failedTotal > 0 || !planned.summary.pageFailures.isEmpty ? 1 : 0, pages: planned.summary.pages,
+            exitStatus: failedTotal > 0 || !planned.summary.pageFailures.isEmpty ? ExitStatus.itemsFailed : ExitStatus.ok,
+            pages: planned.summary.pages,
             feeds: planned.summary.feeds, keys: planned.keys, published: plan.items.count, downloaded: snapshot.downloaded,
             memoryHits: snapshot.memoryHits, diskHits: snapshot.diskHits, bytesDownloaded: snapshot.bytes,
             rejected: plan.policy, failed: plan.failed, warnings: Array(plan.warnings.prefix(50)), error: nil)
