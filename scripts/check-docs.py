@@ -7,7 +7,8 @@
   `Tests/EndToEndTests/ExternalTool.swift`) exists; placeholders (NAME, <N>, *, ...) are skipped;
 - README.md and ARCHITECTURE.md stay within 12,000 bytes (a newcomer reads them first);
 - ARCHITECTURE.md's module graph (one line a module, "▶" and what it may import) lists every
-  stage module of Package.swift with exactly the stage modules its target depends on.
+  stage module of Package.swift with exactly the stage modules its target depends on, and
+  `CatalogMirror` re-exports each (`Exports.swift`) but the few with nothing for a user.
 
 Run by .ci/run; prints one line per problem and exits 1 if there is any.
 Usage: scripts/check-docs.py
@@ -91,9 +92,17 @@ def architecture_graph():
     return graph
 
 
+# Modules with nothing a library user calls, which `CatalogMirror` does not re-export.
+NOT_EXPORTED = {"MirrorBlocking"}
+
+
 def graph_problems():
     built, drawn = package_graph(), architecture_graph()
     problems = []
+    with open("Sources/CatalogMirror/Exports.swift", encoding="utf-8") as f:
+        exported = set(re.findall(r"^@_exported import (Mirror\w+)$", f.read(), flags=re.M))
+    for name in sorted(set(built) - exported - NOT_EXPORTED):
+        problems.append(f"Sources/CatalogMirror/Exports.swift: the stage module {name} is not re-exported")
     for name in sorted(set(built) | set(drawn)):
         if name not in drawn:
             problems.append(f"ARCHITECTURE.md: module {name} of Package.swift is not in the graph")

@@ -67,7 +67,7 @@ struct Collector {
         CollectorStateMachine.Settings(
             window: window, revalidatesInBatches: revalidatesInBatches,
             dryRun: configuration.dryRun,
-            findsDecorations: configuration.validation.include.isEmpty)
+            findsDecorations: configuration.findsDecorations)
     }
 
     /// Whether the robots.txt of `key`'s origin is known (always, when it is not honoured).

@@ -18,6 +18,10 @@ public struct MirrorConfiguration: Sendable {
     public var crawl: CrawlConfiguration
     /// The validator chain's rules and their order. Default: `ValidationConfiguration()`.
     public var validation: ValidationConfiguration
+
+    /// Whether the run tells decoration (icons, buttons, a theme's furniture) from photos: not
+    /// when `--include` names what to mirror, since images asked for by name are never furniture.
+    var findsDecorations: Bool { validation.include.isEmpty }
     /// The HTTP side: concurrency, timeouts, TLS, proxy, identity. Default: `FetchConfiguration()`.
     public var fetch: FetchConfiguration
     /// The generated site. Default: `PublishConfiguration()`.

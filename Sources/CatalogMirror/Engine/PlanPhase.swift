@@ -51,7 +51,7 @@ struct PlanPhase {
 
         // The structure proposes renditions, the pixels decide (`PixelJudge`); then, with
         // `--variants largest`, each photo keeps its largest rendition.
-        let findsDecorations = configuration.validation.include.isEmpty
+        let findsDecorations = configuration.findsDecorations
         var evidence = RenditionEvidence()
         var grouped = groups ?? PhotoGroups(entries: catalog, summary: summary, findsDecorations: findsDecorations)
         // A grouping may propose pairs the one before did not (a page's main photo is found
@@ -98,8 +98,7 @@ struct PlanPhase {
                 entries: catalog, groups: groups, previous: previous,
                 records: { keys async throws(StoreError) in try await storage.records(keys) }, stored: { stored[$0] },
                 summary: summary, withholdingLocation: configuration.publish.stripLocation,
-                // Images the user asked for by name (`--include`) are never furniture.
-                findsDecorations: configuration.validation.include.isEmpty)
+                findsDecorations: findsDecorations)
         } catch {
             throw .storage(error.message)
         }

@@ -54,33 +54,33 @@ struct PublishPhase {
             layout: storage.layout, template: template, itemsPerPage: configuration.publish.itemsPerPage)
         // Written beside the pages; put in place with them (`MirrorPublisher.commit`).
         let manifestWrite = publisher.beginManifest(manifest)
+        var prepared: MirrorPublisher.PreparedSite?
+        // A publish that stops before anything is in place removes what it wrote aside.
+        func abandon(_ message: String) async -> MirrorError {
+            prepared?.discard()
+            await manifestWrite.discard()
+            return .storage(message)
+        }
         let site: MirrorPublisher.PreparedSite
         do {
             site = try await publisher.prepare(manifest)
         } catch {
-            await manifestWrite.discard()
-            throw .storage(error.message)
+            throw await abandon(error.message)
         }
+        prepared = site
         do {
             try await manifestWrite.written()
         } catch {
-            site.discard()
-            throw .storage(error.message)
+            throw await abandon(error.message)
         }
         // Pages were rendered on several threads at once, each in an arena of its own.
         FreeMemory.release()
         do {
             try await storage.publish(plan.staged)
         } catch {
-            site.discard()
-            await manifestWrite.discard()
-            throw .storage(error.message)
+            throw await abandon(error.message)
         }
-        if let missing = storage.missingFiles(of: manifest.table) {
-            site.discard()
-            await manifestWrite.discard()
-            throw .storage(missing)
-        }
+        if let missing = storage.missingFiles(of: manifest.table) { throw await abandon(missing) }
         do {
             try await publisher.commit(site, manifestWrite: manifestWrite)
         } catch {
