@@ -26,13 +26,13 @@ import MirrorEmbedded
 /// a download gets a name, a place and a row.
 @ImageDatabase public final class DiskStorage {
     /// Where the mirror lives.
-    public nonisolated let layout: MirrorLayout
+    package nonisolated let layout: MirrorLayout
     /// When true (`--dry-run`) nothing on disk is created, changed or removed.
-    public nonisolated let readOnly: Bool
+    package nonisolated let readOnly: Bool
     /// Running count of disk hits: keys whose stored file a 304 confirmed current (`confirm`,
     /// once per key confirmed; a body identical to the stored file is a download, not a
     /// hit). Published at most every 50 ms and when the stream ends.
-    public nonisolated let diskHits: AsyncStream<Int>
+    package nonisolated let diskHits: AsyncStream<Int>
     private var hitCount = CountStream()
 
     /// What the publish plan needs of the last successful run's manifest, if there is a
@@ -58,10 +58,10 @@ import MirrorEmbedded
 
     /// `--strip-location`: no row keeps the GPS position of its file, so none is ever written
     /// under the mirror (`EmbeddedMetadata.withholdingLocation()`). Default: false.
-    public private(set) var withholdsLocation = false
+    package private(set) var withholdsLocation = false
 
     /// Sets `withholdsLocation` for this run, before any image is stored or confirmed.
-    public func withholdLocation(_ withhold: Bool) {
+    package func withholdLocation(_ withhold: Bool) {
         withholdsLocation = withhold
     }
 
@@ -80,7 +80,7 @@ import MirrorEmbedded
     /// renamed into `staged/` by `stage`, one that is not is removed, and what a killed run left
     /// half-written is removed by the next. Kept as text, not built from the layout on every
     /// request: joining URL components for every request is work a no-op sync need not do.
-    public nonisolated var downloadDirectory: String { temporaryPath }
+    package nonisolated var downloadDirectory: String { temporaryPath }
 
     /// Creates the mirror's directories (unless `readOnly`) and empties `tmp/`: what must exist
     /// before the state database can be opened. `images/` is not among them: it is made when
@@ -104,7 +104,7 @@ import MirrorEmbedded
     /// (`Publication.settleInterruptedRun`), and removes an older version's journal, taken in
     /// when the database was made. Reads the previous manifest (the publish plan compares
     /// against it); the index is not loaded.
-    public func setUp() throws(StoreError) {
+    package func setUp() throws(StoreError) {
         try readPreviousManifest()
         try publication.settleInterruptedRun(rows: &rows)
         if !readOnly, FileManager.default.fileExists(atPath: layout.legacyJournal.path) { unlink(layout.legacyJournal.path) }
@@ -153,7 +153,7 @@ import MirrorEmbedded
     /// (`Publication.stageUnderFinalNames()` says when, why, and what stays true); into an
     /// index with no row, lookups and free names then need no query for what this run has not
     /// stored (`RowIndex.onlyThisRunsRows`).
-    public func stageUnderFinalNames() {
+    package func stageUnderFinalNames() {
         publication.stageUnderFinalNames()
         rows.setOnlyThisRunsRows(firstRun: publication.stagesUnderFinalNames)
     }
@@ -185,7 +185,7 @@ import MirrorEmbedded
     /// leaves for the next one to revalidate instead of downloading again (SPEC: "A run that
     /// stops keeps what it verified"). The engine removes a first run's directories only when
     /// this is false. An index that cannot be read counts as holding rows: nothing is removed.
-    public func keepsDownloads() -> Bool {
+    package func keepsDownloads() -> Bool {
         guard !readOnly else { return false }
         // A run stopped by a full disk: room is made by giving up the last downloads whose rows
         // could not be written (`RowIndex.writeUnwrittenMakingRoom`).
@@ -198,7 +198,7 @@ import MirrorEmbedded
     /// hash (a file deleted, truncated or written over since is not trusted, and the key is
     /// downloaded again, unconditionally). Does not count a hit: the caller revalidates first.
     /// An unreadable state counts as nothing stored: the key is downloaded again.
-    public func lookup(_ key: CanonicalURL) -> StoredImage? {
+    package func lookup(_ key: CanonicalURL) -> StoredImage? {
         let row: StoredImage?
         do { row = try rows.record(key) } catch { return nil }
         return keptForLoad(row, of: key)
@@ -227,7 +227,7 @@ import MirrorEmbedded
     /// query cannot answer (an unreadable state) is looked up on its own when it is loaded.
     /// On a first run into an empty index the keys of a cold crawl need no query at all
     /// (`RowIndex.rows(ofLookedUp:)`).
-    public func lookup(_ keys: [CanonicalURL]) -> [ImageRequest.Lookup] {
+    package func lookup(_ keys: [CanonicalURL]) -> [ImageRequest.Lookup] {
         guard !keys.isEmpty else { return [] }
         let found: [String: StoredImage]
         do {
@@ -241,7 +241,7 @@ import MirrorEmbedded
     /// The rows of `keys` as they are now (a confirmation not yet written applied), in the order
     /// of `keys`, nil for a key without one: what the publish plan reads back for the keys the
     /// loader stored, a batch at a time, instead of the run holding every stored image.
-    public func records(_ keys: [CanonicalURL]) throws(StoreError) -> [StoredImage?] {
+    package func records(_ keys: [CanonicalURL]) throws(StoreError) -> [StoredImage?] {
         let found = try rows.rows(of: keys)
         return keys.map { found[$0.string] }
     }
@@ -249,7 +249,7 @@ import MirrorEmbedded
     /// Records that the stored copy of `key` is current (a 304, or identical bytes): updates its
     /// validators and `lastChecked`, and counts a disk hit. Written with the next batch of rows
     /// (`RowIndex.keep`): losing a new `lastChecked` to a crash costs one more conditional request.
-    public func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
+    package func confirm(_ key: CanonicalURL, validators: Validators, at now: Date) throws(StoreError) -> StoredImage? {
         guard var stored = try rows.record(key) else { return nil }
         // The row as the database holds it: read from it, or waiting with a new time only.
         let asInDatabase = rows.isWrittenButForLastChecked(key)
@@ -303,7 +303,7 @@ import MirrorEmbedded
     /// Keeps the perceptual signature of each key's image (`StoredImage.fingerprint`), for the
     /// rows whose bytes are still those the signature was computed from (`sha256`). Written
     /// with the next batch of rows.
-    public func keepFingerprints(_ fingerprints: [(key: CanonicalURL, sha256: String, fingerprint: String)])
+    package func keepFingerprints(_ fingerprints: [(key: CanonicalURL, sha256: String, fingerprint: String)])
         throws(StoreError)
     {
         for (key, sha256, fingerprint) in fingerprints {
@@ -317,7 +317,7 @@ import MirrorEmbedded
 
     /// `confirm(_:validators:at:)` for the 304s of a revalidation batch, in one call: each
     /// key's confirmed image, in the order given (nil for a key the store has no row of).
-    public func confirm(
+    package func confirm(
         _ confirmations: [(key: CanonicalURL, validators: Validators)], at now: Date
     ) -> Result<[StoredImage?], StoreError> {
         var confirmed: [StoredImage?] = []
@@ -342,7 +342,7 @@ import MirrorEmbedded
     /// Takes a checked download for `request` into the store: picks its file name (the old one
     /// when the bytes did not change), moves the file into `staged/` (on a first run under that
     /// name: `stageUnderFinalNames()`), and commits its row to the state database.
-    public func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
+    package func stage(_ file: DownloadedFile, for request: ImageRequest, at now: Date) throws(StoreError) -> StoredImage {
         let previous = try rows.record(request.key)
         // A stored file that is no longer as stored (deleted, truncated or changed by hand) is
         // replaced by this download, under its name, even when the bytes are the ones stored.
@@ -380,7 +380,7 @@ import MirrorEmbedded
 
     /// Writes every queued row (downloads and confirmations) to the index now, in one
     /// transaction: what the engine asks when the loads have settled, before the publish step.
-    public func commit() throws(StoreError) {
+    package func commit() throws(StoreError) {
         guard !readOnly else { return }
         try rows.writeUnwritten()
     }
@@ -388,7 +388,7 @@ import MirrorEmbedded
     /// Moves the staged files of `keys` into `images/`, flushing the file system before the
     /// first and `images/` after the last; a first run's `staged/` goes whole
     /// (`Publication.publish`).
-    public func publish(_ keys: [CanonicalURL]) throws(StoreError) {
+    package func publish(_ keys: [CanonicalURL]) throws(StoreError) {
         try publication.publish(keys, rows: &rows)
     }
 
@@ -396,7 +396,7 @@ import MirrorEmbedded
     /// file in `images/` it does not reference (removed keys, superseded versions, leftovers of
     /// killed runs) and every staged file. Returns the names deleted.
     @discardableResult
-    public func finishPublishing(_ manifest: Manifest) -> [String] {
+    package func finishPublishing(_ manifest: Manifest) -> [String] {
         publication.finish(manifest, rows: &rows)
     }
 
