@@ -246,6 +246,8 @@ let package = Package(
             // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
             resources: [.copy("Fixtures")]
         ),
+        // The shared values' own tests: keys, the manifest, the JSON writer, text search.
+        .testTarget(name: "MirrorCoreTests", dependencies: ["MirrorCore"]),
         // The transport's own tests: MirrorFetch and MirrorCore alone (no store, no SQLite).
         .testTarget(name: "MirrorFetchTests", dependencies: ["MirrorFetch", "MirrorCore"]),
         // The pixel matcher on real photographs (Fixtures/, made by Fixtures/make.py).

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorCore
 
 /// The fast path for references that are canonical already (`CanonicalURL+FastPath.swift`) must

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorCore
 
 /// Keys made from document URLs as the URL Standard's basic URL parser reads them, then

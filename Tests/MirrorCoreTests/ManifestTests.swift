@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorCore
 
 @Suite("The manifest and its items")
@@ -94,9 +93,8 @@ struct ManifestTests {
         #expect(text.contains("http://h/g/"))
         #expect(!text.contains("\"title\""))
         #expect(!text.contains("\"metadata\""))
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let url = directory.url.appendingPathComponent("manifest.json")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
         try manifest.encoded().write(to: url)
         let read = try Manifest.read(from: url)
         #expect(read.items == manifest.items)

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorCore
 
 @Suite("Key canonicalization (RFC 3986 6.2.2)")
