@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import MirrorCore
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 
 /// The five S3 calls publishing needs (PUT, multipart upload, HEAD, GET, DELETE), signed with
@@ -74,7 +75,7 @@ package struct S3Client: Sendable {
         guard etag == md5.hexString else {
             throw ObjectStoreError(
                 .failed,
-                "PUT \(target.key(key)) in \(target): the store answered ETag \(etag ?? "none"), not the MD5 of what was sent (\(md5.hexString)); run sync again"
+                "PUT \(object(key)): the store answered ETag \(etag ?? "none"), not the MD5 of what was sent (\(md5.hexString)); run sync again"
             )
         }
     }
@@ -89,11 +90,11 @@ package struct S3Client: Sendable {
             "POST", key: key, query: [("uploads", "")], body: Data(), headers: headers + [("x-amz-meta-sha256", sha256)])
         try check(started, expecting: 200, "POST (multipart start)", key)
         guard let uploadID = Self.element("UploadId", in: started.body) else {
-            throw ObjectStoreError(.failed, "POST \(target.key(key)): the store started a multipart upload but named no UploadId")
+            throw ObjectStoreError(.failed, "POST \(object(key)): the store started a multipart upload but named no UploadId")
         }
         do throws(ObjectStoreError) {
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
-                throw ObjectStoreError(.failed, "cannot read \(file.path) to upload it as \(target.key(key))")
+                throw ObjectStoreError(.failed, "cannot read \(file.path) to upload it as \(object(key))")
             }
             defer { try? handle.close() }
             var partMD5s = Data()
@@ -104,7 +105,7 @@ package struct S3Client: Sendable {
                 do {
                     chunk = try handle.read(upToCount: partSize) ?? Data()
                 } catch {
-                    throw ObjectStoreError(.failed, "cannot read \(file.path) to upload it as \(target.key(key)): \(error)")
+                    throw ObjectStoreError(.failed, "cannot read \(file.path) to upload it as \(object(key)): \(error)")
                 }
                 if chunk.isEmpty && number > 1 { break }
                 let md5 = Insecure.MD5.hash(data: chunk)
@@ -116,7 +117,7 @@ package struct S3Client: Sendable {
                 let etag = answer.headers.first(name: "ETag").map(Self.unquoted) ?? ""
                 guard etag == md5.hexString else {
                     throw ObjectStoreError(
-                        .failed, "PUT \(target.key(key)) part \(number): ETag \(etag) is not the part's MD5; run sync again")
+                        .failed, "PUT \(object(key)) part \(number): ETag \(etag) is not the part's MD5; run sync again")
                 }
                 parts.append((number, etag))
                 number += 1
@@ -130,13 +131,13 @@ package struct S3Client: Sendable {
             try check(done, expecting: 200, "POST (multipart complete)", key)
             if Self.element("Code", in: done.body) != nil {
                 throw ObjectStoreError(
-                    .failed, "POST \(target.key(key)): completing the multipart upload failed: \(Self.summary(done.body))")
+                    .failed, "POST \(object(key)): completing the multipart upload failed: \(Self.summary(done.body))")
             }
             let expected = "\(Insecure.MD5.hash(data: partMD5s).hexString)-\(parts.count)"
             let etag = Self.element("ETag", in: done.body).map { Self.unquoted($0.replacingOccurrences(of: "&#34;", with: "\"")) }
             if let etag, etag != expected {
                 throw ObjectStoreError(
-                    .failed, "POST \(target.key(key)): multipart ETag \(etag), expected \(expected); run sync again")
+                    .failed, "POST \(object(key)): multipart ETag \(etag), expected \(expected); run sync again")
             }
         } catch {
             _ = try? await send("DELETE", key: key, query: [("uploadId", uploadID)], body: Data(), headers: [])
@@ -184,7 +185,7 @@ package struct S3Client: Sendable {
                 do {
                     try await Task.sleep(for: wait)
                 } catch {
-                    throw ObjectStoreError(.failed, "\(method) \(target.key(key)): cancelled")
+                    throw ObjectStoreError(.failed, "\(method) \(object(key)): cancelled")
                 }
                 wait *= 2
             }
@@ -196,14 +197,14 @@ package struct S3Client: Sendable {
                 }
                 return answer
             } catch is CancellationError {
-                throw ObjectStoreError(.failed, "\(method) \(target.key(key)): cancelled")
+                throw ObjectStoreError(.failed, "\(method) \(object(key)): cancelled")
             } catch {
                 lastProblem = "\(error)"
             }
         }
         throw ObjectStoreError(
             .failed,
-            "\(method) \(target.key(key)) in \(target) failed after \(max(1, attempts)) tries: \(lastProblem); run sync again to finish publishing"
+            "\(method) \(object(key)) failed after \(max(1, attempts)) tries: \(lastProblem); run sync again to finish publishing"
         )
     }
 
@@ -222,11 +223,11 @@ package struct S3Client: Sendable {
         for (name, value) in signed where name != "Host" { request.headers.add(name: name, value: value) }
         if method == "PUT" || method == "POST" {
             request.headers.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
-            request.body = .bytes(ByteBuffer(bytes: body))
+            request.body = .bytes(ByteBuffer(data: body))
         }
         let response = try await http.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 64 << 20)
-        return Answer(status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
+        return Answer(status: Int(response.status.code), headers: response.headers, body: Data(buffer: collected))
     }
 
     /// Throws unless `answer` has `status`: `.refused` for 403 and the credential errors,
@@ -241,7 +242,7 @@ package struct S3Client: Sendable {
         if answer.status == 403 || answer.status == 401 || code.map(refusals.contains) == true {
             throw ObjectStoreError(
                 .refused,
-                "\(target) refused the credentials (\(endpoint.credentials.accessKeyID)): HTTP \(answer.status)\(code.map { " " + $0 } ?? "") on \(what) \(target.key(key)); check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and the bucket's policy"
+                "\(target) refused the credentials (\(endpoint.credentials.accessKeyID)): HTTP \(answer.status)\(code.map { " " + $0 } ?? "") on \(what) \(object(key)); check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and the bucket's policy"
             )
         }
         if code == "NoSuchBucket" {
@@ -251,8 +252,11 @@ package struct S3Client: Sendable {
         }
         throw ObjectStoreError(
             .failed,
-            "\(what) \(target.key(key)) in \(target) failed: HTTP \(answer.status) \(Self.summary(answer.body)); run sync again")
+            "\(what) \(object(key)) failed: HTTP \(answer.status) \(Self.summary(answer.body)); run sync again")
     }
+
+    /// `s3://bucket/key`, for messages.
+    func object(_ key: String) -> String { "s3://\(target.bucket)/\(key)" }
 
     /// The text of the first `<name>` element of an S3 XML answer.
     static func element(_ name: String, in body: Data) -> String? {

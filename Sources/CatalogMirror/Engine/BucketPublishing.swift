@@ -39,6 +39,18 @@ public struct BucketPublishing: Sendable {
     /// report with the upload counted, or, when the upload fails, with `error` naming the object
     /// and exit status 1 (the bucket keeps serving its last complete mirror).
     func publish(_ report: RunReport, output: URL) async -> RunReport {
+        let startedAt = Date()
+        var report = await upload(report, output: output)
+        // The run's time includes the upload: a cron run's duration (and `--metrics`) is the
+        // job's, and `phases.bucket` is when it ended, as the other phases give theirs.
+        let elapsed = Date().timeIntervalSince(startedAt)
+        report.durationSeconds += elapsed
+        report.finishedAt = Timestamp.truncated(report.finishedAt.addingTimeInterval(elapsed))
+        report.phases["bucket"] = report.durationSeconds
+        return report
+    }
+
+    private func upload(_ report: RunReport, output: URL) async -> RunReport {
         var report = report
         let layout = MirrorLayout(root: output)
         do throws(ObjectStoreError) {

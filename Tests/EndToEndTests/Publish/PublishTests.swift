@@ -144,7 +144,7 @@ struct PublishTests {
             #expect(failed.status == 1, "\(failed.stderr)")
             let line = failed.stderr.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? ""
             #expect(line.contains("publishing to s3://gallery/site/ failed"), "\(failed.stderr)")
-            #expect(line.contains("site/images/"), "\(line)")
+            #expect(line.contains("s3://gallery/site/images/"), "\(line)")
             // and the bucket still serves the last complete mirror: its manifest, every image it names.
             #expect(try await store.anonymousGet("site/manifest.json").body == servedBefore)
             let verified = try await Binary.run(
