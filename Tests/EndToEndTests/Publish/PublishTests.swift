@@ -79,6 +79,11 @@ struct PublishTests {
                 ["verify", "--publish", Self.target], in: directory, environment: store.environment)
             #expect(verified.status == 0, "\(verified.stderr)")
             #expect(verified.stderr.contains("verified \(manifest.items.count) objects"), "\(verified.stderr)")
+            // The target is saved with the settings; the credentials are not.
+            let settings = try String(
+                contentsOf: mirror.appendingPathComponent(".catalog-mirror/settings.json"), encoding: .utf8)
+            #expect(settings.contains("s3://gallery/site"))
+            #expect(!settings.contains(SeaweedFS.secretKey) && !settings.contains(SeaweedFS.accessKey))
 
             // When nothing changed, the cron form sends no PUT, no LIST and no DELETE.
             try await store.resetCounts()
@@ -261,6 +266,48 @@ struct PublishTests {
             // never meets one missing.
             #expect(missing.isEmpty, "\(missing)")
             #expect(rounds > 1)
+        }
+    }
+
+    @Test("an upload the store refuses twice is retried and the run succeeds")
+    func retriedUpload() async throws {
+        try await withStore { store, _, url, directory in
+            // Given a store whose first two PUTs of manifest.json answer 500,
+            try await store.failPuts(matching: "manifest.json", times: 2)
+            let result = try await Binary.run(
+                ["sync", url.absoluteString, "--out", directory.appendingPathComponent("mirror").path, "--publish", Self.target],
+                in: directory, environment: store.environment)
+            // the run retries it and exits 0,
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = try await store.requests()
+            #expect(requests.filter { $0 == "PUT /gallery/site/manifest.json" }.count == 3, "\(requests)")
+            // and the bucket serves it.
+            #expect(try await store.anonymousGet("site/manifest.json").status == 200)
+        }
+    }
+
+    @Test("verify --publish: exit 1 naming an object that differs or is missing")
+    func verifyFindsMismatches() async throws {
+        try await withStore { store, _, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let items = try Manifest.read(from: mirror.appendingPathComponent("manifest.json")).items
+            // Given one object overwritten with other bytes and one deleted behind the tool's back,
+            #expect(try await store.put("site/\(items[0].path)", Data("not the image".utf8)) == 200)
+            #expect(try await store.signedRequest("DELETE", path: "/gallery/site/\(items[1].path)", port: store.s3Port) == 204)
+            let result = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            // verify exits 1 and names both.
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("s3://gallery/site/\(items[0].path):"), "\(result.stderr)")
+            #expect(result.stderr.contains("s3://gallery/site/\(items[1].path): missing"), "\(result.stderr)")
+            // A bucket with no manifest.json is exit 2.
+            let empty = try await Binary.run(
+                ["verify", "--publish", "s3://gallery/nothing-here"], in: directory, environment: store.environment)
+            #expect(empty.status == 2, "\(empty.stderr)")
         }
     }
 

@@ -144,9 +144,22 @@ struct SeaweedFS {
 
     func resetCounts() async throws { try await control("reset") }
 
-    /// Every PUT whose path contains `match` answers 500 from now on (nil: none).
-    func failPuts(matching match: String?) async throws {
-        try await control("fail?match=" + (match ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+    /// Every PUT whose path contains `match` answers 500 from now on (nil: none), or only the
+    /// next `times` of them.
+    func failPuts(matching match: String?, times: Int? = nil) async throws {
+        let text = (match ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        try await control("fail?match=\(text)" + (times.map { "&times=\($0)" } ?? ""))
+    }
+
+    /// A signed PUT of `body` at `key`, straight to the store (a test changing what the bucket holds).
+    func put(_ key: String, _ body: Data) async throws -> Int {
+        let endpoint = ObjectStoreEndpoint(
+            scheme: "http", authority: "127.0.0.1:\(s3Port)", basePath: "/\(Self.bucket)", region: "us-east-1",
+            credentials: ObjectStoreCredentials(accessKeyID: Self.accessKey, secretAccessKey: Self.secretKey))
+        let target = try #require(ObjectStoreTarget("s3://\(Self.bucket)"))
+        return try await S3Client.with(target, endpoint: endpoint) { client in
+            try await client.send("PUT", key: key, body: body, headers: []).status
+        }
     }
 
     /// Every PUT waits `milliseconds` before it reaches the store.

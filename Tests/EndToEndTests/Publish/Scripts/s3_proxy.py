@@ -11,6 +11,7 @@ requests, under /__proxy/:
     GET  /__proxy/requests            every request counted, "KIND /path", as a JSON list
     POST /__proxy/reset               counts back to zero
     POST /__proxy/fail?match=TEXT     every PUT whose path contains TEXT answers 500 (no TEXT: none)
+    POST /__proxy/fail?match=TEXT&times=N   only the next N such PUTs do
     POST /__proxy/delay?ms=N          every PUT waits N ms before it is forwarded
 """
 import http.client
@@ -26,7 +27,7 @@ PORT, UPSTREAM = int(sys.argv[1]), int(sys.argv[2])
 lock = threading.Lock()
 counts = {}
 requests = []
-settings = {"fail": None, "delay": 0.0}
+settings = {"fail": None, "times": None, "delay": 0.0}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -55,6 +56,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 counts, requests = {}, []
         elif path == "/__proxy/fail":
             settings["fail"] = query.get("match", [None])[0]
+            times = query.get("times", [None])[0]
+            settings["times"] = int(times) if times else None
         elif path == "/__proxy/delay":
             settings["delay"] = float(query.get("ms", ["0"])[0]) / 1000
         self.reply(204)
@@ -76,7 +79,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.command == "PUT":
             if settings["delay"]:
                 time.sleep(settings["delay"])
-            if settings["fail"] and settings["fail"] in url.path:
+            with lock:
+                fails = bool(settings["fail"]) and settings["fail"] in url.path and settings["times"] != 0
+                if fails and settings["times"]:
+                    settings["times"] -= 1
+            if fails:
                 error = b"<?xml version=\"1.0\"?><Error><Code>InternalError</Code><Message>injected by s3_proxy.py</Message></Error>"
                 return self.reply(500, error, [("Content-Type", "application/xml")])
         upstream = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=60)
