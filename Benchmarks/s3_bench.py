@@ -122,7 +122,7 @@ def main():
         rclone = lambda dest, *extra: ["rclone", "sync", mirror, f"sw:bench/{dest}", "--exclude", "/.catalog-mirror/**", *extra]
         rows = []
         for rep in range(args.reps):
-            resync = timed([binary, "sync", "--out", mirror, "--quiet"])
+            resync = timed([binary, "sync", "--out", mirror, "--quiet", "--publish", ""])
             first = timed([binary, "sync", "--out", mirror, "--quiet", "--publish", f"s3://bench/cm-{rep}"], cm_env(direct))
             rc4 = timed(rclone(f"rc4-{rep}"), rc_env(direct))
             rc16 = timed(rclone(f"rc16-{rep}", "--transfers", "16"), rc_env(direct))
