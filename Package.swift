@@ -68,15 +68,20 @@ let package = Package(
         // The values every stage shares: keys (the URL parser, `CanonicalURL`), requests and
         // validators, downloaded files and image formats, stored images, the manifest and its
         // items, rejection reasons and verdicts, timestamps, errors, the progress board, and
-        // small support (files, JSON, blocking work).
+        // small support (files, JSON). No event loop, no thread pool.
         .target(
             name: "MirrorCore",
             dependencies: [
                 "CIDN2",
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Work that blocks its thread (flushes, decoding, writing pages), run on NIO's thread
+        // pool and awaited: `BlockingWork`.
+        .target(
+            name: "MirrorBlocking",
+            dependencies: ["MirrorCore", .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // Reading documents: HTML pages, feeds, JSON listings, scripts, srcset, XMP packets.
         .target(name: "MirrorMarkup", dependencies: ["MirrorCore", "CLibXML"]),
@@ -86,7 +91,7 @@ let package = Package(
         .target(
             name: "MirrorStore",
             dependencies: [
-                "MirrorCore", "MirrorEmbedded",
+                "MirrorCore", "MirrorBlocking", "MirrorEmbedded",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -110,18 +115,31 @@ let package = Package(
         ),
         // The validator chain and robots.txt.
         .target(name: "MirrorValidate", dependencies: ["MirrorCore"]),
-        // HTTP: the session, the pipelined client, image sources, and the cached loader in
-        // front of the store.
+        // The transport: HTTP sessions, the pipelined client, TLS, proxies, cookies, and the
+        // decoding of bodies. It knows no store: it depends on Core alone.
         .target(
             name: "MirrorFetch",
             dependencies: [
-                "MirrorCore", "MirrorEmbedded", "MirrorStore", "CBrotli",
+                "MirrorCore", "CBrotli",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The seed's cached pipeline: the image sources over the transport, the `ImageLoader`
+        // actor that coalesces loads of a key, in front of the `@ImageDatabase` store.
+        .target(
+            name: "MirrorPipeline",
+            dependencies: [
+                "MirrorCore", "MirrorEmbedded", "MirrorStore", "MirrorFetch",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -144,7 +162,7 @@ let package = Package(
         .target(
             name: "MirrorPublish",
             dependencies: [
-                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
+                "MirrorCore", "MirrorBlocking", "MirrorMarkup", "MirrorStore", "MirrorCatalog",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -164,14 +182,15 @@ let package = Package(
             ]
         ),
         // What a run tells its operator: the report, its changes, its metrics.
-        .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore", "MirrorPublish"]),
+        .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore"]),
         // The library a user calls: settings, configuration, and the engine that runs the
         // stages (crawl → validate → fetch → store → publish). Never imports ArgumentParser.
         .target(
             name: "CatalogMirror",
             dependencies: [
-                "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish", "MirrorOperate", "MirrorObjectStore",
+                "MirrorCore", "MirrorBlocking", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate",
+                "MirrorFetch", "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish",
+                "MirrorOperate", "MirrorObjectStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -227,7 +246,7 @@ let package = Package(
                 "CatalogMirror", "SampleGallery",
                 // Each suite imports, @testable, the stage module that holds what it tests.
                 "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SiteTemplateTests: the page template renders as swift-mustache renders its text.
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -256,8 +275,8 @@ let package = Package(
             dependencies: [
                 "CatalogMirror",
                 "SampleGallery",
-                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPublish", "MirrorOperate",
-                "MirrorObjectStore",
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPipeline", "MirrorPublish",
+                "MirrorOperate", "MirrorObjectStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -589,6 +589,7 @@ def main():
                 f"{load} at the start (the 2 cores are shared with other builds: compare rows of one run, "
                 f"side by side, not across files)\n\n" + "".join(f"- {v}\n" for v in versions) + "\n")
 
+    failed = []
     for regime in regimes:
         print(f"== regime {regime}", file=sys.stderr)
         sizes = args.sizes or DEFAULT_SIZES.get(regime)
@@ -619,6 +620,8 @@ def main():
             print(table)
             (results / "feed.md").write_text("# Benchmark, one feed of N small images\n\n" + header() + table
                                              + "\n" + feed_regime.NOTES)
+            # A phase that grows faster than its photos fails the benchmark (issue 46).
+            failed += feed_regime.growth_failures(samples, sizes)
         elif regime == "readers":
             import readers_regime
             samples, facts = readers_regime.run(binary, base, args.reps, sizes, Nginx, timed, PORT)
@@ -628,6 +631,9 @@ def main():
                                                 + "\n" + readers_regime.NOTES)
     # Every output waited in the trash until nothing more was timed (outputs.py).
     outputs.empty_trash(base)
+    if failed:
+        print("bench: " + "; ".join(failed), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,10 @@ import floors
 import outputs
 
 TOOLS = ["catalog-mirror", "aria2c", "wget2"]
+# Every phase linear, and kept so (issue 46): the feed's photos are one album, published whole
+# (its pages, the search index, the manifest), so a phase whose CPU grows faster than the
+# photos has a term that is not linear in them. For 10x the photos, at most 12x the CPU.
+MAX_GROWTH_PER_TENFOLD = 12.0
 PHASES = ["cold", "no-op"]
 # A tool whose first repetition (both phases) took longer than this is not repeated.
 SLOW_SECONDS = 120
@@ -179,6 +183,47 @@ def run(binary, base, reps, sizes, nginx_class, timed, port, tools=None, baselin
     return samples, facts
 
 
+def growth(samples, small, large, tool, phase):
+    """The median over repetitions of (CPU at `large`) / (CPU at `small`), rep by rep."""
+    pairs = zip(samples[(large, tool, phase)], samples[(small, tool, phase)])
+    return statistics.median(big["cpu"] / max(little["cpu"], 1e-9) for big, little in pairs)
+
+
+def growth_failures(samples, sizes):
+    """Each phase of catalog-mirror whose CPU grew more than 12x for 10x the photos (scaled to
+    the sizes run), as one line each; empty when every phase is linear enough."""
+    small, large = min(sizes), max(sizes)
+    if large < 2 * small:
+        return []
+    allowed = MAX_GROWTH_PER_TENFOLD * (large / small) / 10
+    failures = []
+    for phase in PHASES:
+        if samples.get((small, "catalog-mirror", phase)) and samples.get((large, "catalog-mirror", phase)):
+            grew = growth(samples, small, large, "catalog-mirror", phase)
+            if grew > allowed:
+                failures.append(f"{phase}: CPU grew {grew:.1f}x for {large / small:g}x the photos "
+                                f"(at most {allowed:.1f}x)")
+    return failures
+
+
+def growth_check(samples, sizes):
+    """The lines of the report that say how each phase's CPU grew from the smallest N to the
+    largest, against the target (`MAX_GROWTH_PER_TENFOLD`)."""
+    small, large = min(sizes), max(sizes)
+    if large < 2 * small:
+        return []
+    allowed = MAX_GROWTH_PER_TENFOLD * (large / small) / 10
+    lines = ["", f"CPU growth from N = {small:,} to N = {large:,} ({large / small:g}x the photos, one album; "
+             f"target: at most {allowed:.1f}x, 12x for 10x):", ""]
+    for phase in PHASES:
+        for tool in dict.fromkeys(tool for (_, tool, _) in samples):
+            if samples.get((small, tool, phase)) and samples.get((large, tool, phase)):
+                lines.append(f"- {tool}, {phase}: {growth(samples, small, large, tool, phase):.1f}x")
+    failures = growth_failures(samples, sizes)
+    lines += ["", "Growth target: " + ("met." if not failures else "NOT MET: " + "; ".join(failures) + ".")]
+    return lines
+
+
 def report(samples, facts, sizes, reps):
     TOOLS = list(dict.fromkeys(tool for (_, tool, _) in samples))
 
@@ -224,6 +269,7 @@ def report(samples, facts, sizes, reps):
                     lines.append(f"- {tool}, {phase}: peak RSS {med(small, tool, phase, 'rss'):.1f} MB at N = {small:,}, "
                                  f"{med(large, tool, phase, 'rss'):.1f} MB at N = {large:,}: "
                                  f"{growth:,.0f} bytes per item (RSS at {large:,} − RSS at {small:,}) / {large - small:,}.")
+    lines += growth_check(samples, sizes)
     lines += ["", "Every run (load = 1-minute load average just before it):", "",
               "| N | tool | phase | rep | wall s | CPU s | peak RSS MB | load |", "|---|---|---|---|---|---|---|---|"]
     for n in sizes:

@@ -5,7 +5,9 @@
   #fragment a heading of that file (GitHub's anchors);
 - every path in backticks that starts at a top-level folder of the repository (`deploy/check`,
   `Tests/EndToEndTests/ExternalTool.swift`) exists; placeholders (NAME, <N>, *, ...) are skipped;
-- README.md and ARCHITECTURE.md stay within 12,000 bytes (a newcomer reads them first).
+- README.md and ARCHITECTURE.md stay within 12,000 bytes (a newcomer reads them first);
+- ARCHITECTURE.md's module graph (one line a module, "▶" and what it may import) lists every
+  stage module of Package.swift with exactly the stage modules its target depends on.
 
 Run by .ci/run; prints one line per problem and exits 1 if there is any.
 Usage: scripts/check-docs.py
@@ -48,11 +50,66 @@ def anchors(path, cache={}):
     return cache[path]
 
 
+def package_graph():
+    """Each `Mirror*` target of Package.swift and the `Mirror*` targets it depends on."""
+    with open("Package.swift", encoding="utf-8") as f:
+        text = f.read()
+
+    def balanced(source, at, opening, closing):
+        """What lies between the bracket at `at` and the one that closes it."""
+        depth = 0
+        for index in range(at, len(source)):
+            depth += {opening: 1, closing: -1}.get(source[index], 0)
+            if depth == 0:
+                return source[at + 1:index]
+        return source[at + 1:]
+
+    graph = {}
+    for match in re.finditer(r"\.target\(", text):
+        body = balanced(text, match.end() - 1, "(", ")")
+        name = re.match(r'\s*name: "(Mirror\w+)"', body)
+        if not name:
+            continue
+        listed = body.find("dependencies: [")
+        uses = balanced(body, listed + len("dependencies: "), "[", "]") if listed >= 0 else ""
+        graph[name.group(1)] = set(re.findall(r'"(Mirror\w+)"', uses))
+    return graph
+
+
+def architecture_graph():
+    """The module graph ARCHITECTURE.md draws: `MirrorX  what it owns  ▶ A, B, C`."""
+    graph, current = {}, None
+    with open("ARCHITECTURE.md", encoding="utf-8") as f:
+        for line in f:
+            named = re.match(r"(Mirror\w+) ", line)
+            if named:
+                current = named.group(1)
+                graph[current] = set()
+                if "▶" in line:
+                    uses = re.sub(r"\(.*?\)", "", line.split("▶", 1)[1])
+                    graph[current] = {"Mirror" + word.strip() for word in uses.split(",") if word.strip()}
+    return graph
+
+
+def graph_problems():
+    built, drawn = package_graph(), architecture_graph()
+    problems = []
+    for name in sorted(set(built) | set(drawn)):
+        if name not in drawn:
+            problems.append(f"ARCHITECTURE.md: module {name} of Package.swift is not in the graph")
+        elif name not in built:
+            problems.append(f"ARCHITECTURE.md: module {name} is not a target of Package.swift")
+        elif built[name] != drawn[name]:
+            problems.append(f"ARCHITECTURE.md: {name} ▶ {', '.join(sorted(drawn[name])) or 'nothing'}, but "
+                            f"Package.swift: {', '.join(sorted(built[name])) or 'nothing'}")
+    return problems
+
+
 def main():
     os.chdir(ROOT)
     files = subprocess.run(["git", "ls-files", "*.md"], check=True, capture_output=True,
                            text=True).stdout.split()
-    problems = []
+    problems = graph_problems()
     for name, limit in LIMITS.items():
         size = os.path.getsize(name)
         if size > limit:
@@ -81,7 +138,8 @@ def main():
         print(f"check-docs: {line}", file=sys.stderr)
     if problems:
         return 1
-    print(f"check-docs: {len(files)} Markdown files: every link, path and size limit holds")
+    print(f"check-docs: {len(files)} Markdown files: every link, path and size limit holds; "
+          f"the module graph is Package.swift's")
     return 0
 
 

@@ -8,6 +8,7 @@
 @_exported import MirrorMarkup
 @_exported import MirrorObjectStore
 @_exported import MirrorOperate
+@_exported import MirrorPipeline
 @_exported import MirrorPublish
 @_exported import MirrorStore
 @_exported import MirrorValidate

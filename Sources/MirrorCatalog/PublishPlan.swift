@@ -336,8 +336,16 @@ package struct PublishPlan {
     static func realValues(_ metadata: [String: String]) -> [String: String] {
         guard !metadata.isEmpty else { return metadata }
         var kept: [String: String] = [:]
-        let separators = Set(",;:|·•–—".unicodeScalars)
+        let separators = realValueSeparators
         for (name, value) in metadata {
+            // Most values start and end with an ASCII letter or digit: nothing to trim, and
+            // they hold a letter or digit.
+            if let first = value.utf8.first, let last = value.utf8.last, isASCIIAlphanumeric(first),
+                isASCIIAlphanumeric(last)
+            {
+                kept[name] = value
+                continue
+            }
             var scalars = Substring(value).unicodeScalars
             while let first = scalars.first, separators.contains(first) || first.properties.isWhitespace {
                 scalars.removeFirst()
@@ -349,6 +357,13 @@ package struct PublishPlan {
             kept[name] = trimmed
         }
         return kept
+    }
+
+    /// What `realValues` trims from a value's ends besides white space.
+    private static let realValueSeparators = Set(",;:|·•–—".unicodeScalars)
+
+    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
     }
 
     /// Whether `sighting`'s label is the name of the page its photo links to.

@@ -39,10 +39,12 @@ enum RenditionFamily {
         guard let slash = folder.lastIndex(of: "/") else { return nil }
         let file = folder[folder.index(after: slash)...]
         let parent = folder[..<slash]
-        guard !file.isEmpty, let marker = parent.range(of: "/thumb/") else { return nil }
+        // Asked of every key: the byte-wise test first, Foundation's `range(of:)` (which bridges
+        // the text) only for the few paths that have the marker.
+        guard !file.isEmpty, parent.includes("/thumb/"), let marker = parent.range(of: "/thumb/") else { return nil }
         // The copy's name: a size ("120px-"), after an optional qualifier ("lossy-page1-"),
         // then the file's own name, and an extension when the copy changes format.
-        guard let px = name.range(of: "px-") else { return nil }
+        guard name.includes("px-"), let px = name.range(of: "px-") else { return nil }
         let digits = name[..<px.lowerBound].reversed().prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, name[px.upperBound...].hasPrefix(file) else { return nil }
         let rest = name[px.upperBound...].dropFirst(file.count)
@@ -82,7 +84,7 @@ extension RenditionFamily {
         let stem = name[..<dot]
         let ext = name[dot...]
         // Hugo: `_hu` and a hash, then its processing's words, to the end of the stem.
-        if let hugo = stem.range(of: "_hu"), hugo.lowerBound > stem.startIndex,
+        if stem.includes("_hu"), let hugo = stem.range(of: "_hu"), hugo.lowerBound > stem.startIndex,
             stem[hugo.upperBound...].first.map({ $0 == "_" || $0.isHexDigit }) == true
         {
             return [String(stem[..<hugo.lowerBound] + ext)]

@@ -109,9 +109,6 @@ package actor DocumentCache {
         changed = true
     }
 
-    /// Whether streamed bodies should be kept at all (not in a dry run).
-    nonisolated var isWritable: Bool { !readOnly }
-
     /// Saves the index (after a successful run) and removes bodies it no longer names.
     package func save() {
         guard !readOnly, changed else { return }

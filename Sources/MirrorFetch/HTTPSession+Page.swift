@@ -3,7 +3,7 @@ import NIOCore
 
 extension HTTPSession {
     /// Whether `success`'s `Content-Type` says HTML.
-    static func isPage(_ success: Success) -> Bool {
+    package static func isPage(_ success: Success) -> Bool {
         let (mediaType, _) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
         return mediaType.map(FetchedDocument.htmlTypes.contains) ?? false
     }
@@ -12,7 +12,7 @@ extension HTTPSession {
     /// `maxDocumentBytes`); nil for any other type. A guessed image URL that answers with a
     /// page (a photo's own page: `/wiki/File:X.jpg`, an attachment page) is read this way,
     /// within the request that asked for an image, so it costs no second request.
-    func page(_ success: Success) async throws(BodyError) -> FetchedDocument? {
+    package func page(_ success: Success) async throws(BodyError) -> FetchedDocument? {
         let (mediaType, charset) = FetchedDocument.parseContentType(success.response.headers.first(name: "content-type"))
         guard let mediaType, FetchedDocument.htmlTypes.contains(mediaType) else { return nil }
         let limit = configuration.maxDocumentBytes
@@ -31,24 +31,6 @@ extension HTTPSession {
             throw .interrupted(Self.classify(error, url: success.url))
         }
         return FetchedDocument(url: success.url, mediaType: mediaType, charset: charset, bytes: bytes)
-    }
-
-    /// GETs `url` as a page (a guessed image URL whose HEAD said HTML): its body when it is one.
-    func page(at url: CanonicalURL, gate: @escaping RequestGate) async -> Result<Download, FetchFailure> {
-        do {
-            return .success(
-                try await get(
-                    url, headers: [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")],
-                    deadline: configuration.documentDeadline, gate: gate
-                ) { (success: Success) async throws(BodyError) -> Download in
-                    guard let page = try await page(success) else {
-                        throw .fatal(FetchFailure(.notAnImage, "\(url) is no longer an HTML page"))
-                    }
-                    return .page(page)
-                })
-        } catch {
-            return .failure(error)
-        }
     }
 }
 

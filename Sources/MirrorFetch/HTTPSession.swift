@@ -17,12 +17,12 @@ package typealias RequestGate = @Sendable (CanonicalURL) async -> RejectionReaso
 /// with the headers, cookies and credentials that belong to its host, transfers slower than
 /// `--speed-limit` cut off, and every failure reduced to a manifest reason.
 package struct HTTPSession: Sendable {
-    let clients: HTTPClients
+    package let clients: HTTPClients
     package let configuration: FetchConfiguration
     /// Pacing shared by every request of the run.
     let politeness: Politeness
     /// The `Crawl-delay` to keep for a URL's host, when robots.txt gave one (never fetches).
-    let crawlDelay: @Sendable (CanonicalURL) async -> Duration?
+    package let crawlDelay: @Sendable (CanonicalURL) async -> Duration?
     /// Cuts off attempts past their deadline.
     let watchdog = DeadlineWatchdog()
     /// The origins this run gave up on (shared by every session of a run).
@@ -254,7 +254,7 @@ package struct HTTPSession: Sendable {
     /// How a response that is neither 2xx, 304 nor a redirect ends an attempt: 429 and 503 are
     /// retried after their `Retry-After` (final beyond the cap), other 5xx after the backoff,
     /// anything else is final; the reason is `http-<status>`.
-    func refusal(_ status: HTTPResponseStatus, headers: HTTPHeaders, url: CanonicalURL) -> Attempt {
+    package func refusal(_ status: HTTPResponseStatus, headers: HTTPHeaders, url: CanonicalURL) -> Attempt {
         let code = Int(status.code)
         let failure = FetchFailure(.http(code), "\(url) answered \(code) \(status.reasonPhrase)")
         if code == 429 || code == 503 {
@@ -269,7 +269,7 @@ package struct HTTPSession: Sendable {
     /// The header fields of a request for `url`: the User-Agent and `headers`, then the
     /// identity's fields for that host (`--header`, cookies, credentials), which win over a
     /// field of the same name.
-    func requestHeaders(for url: CanonicalURL, _ headers: [(String, String)]) -> [(String, String)] {
+    package func requestHeaders(for url: CanonicalURL, _ headers: [(String, String)]) -> [(String, String)] {
         let extra = configuration.identity.fields(for: url)
         var fields: [(String, String)] = []
         for (name, value) in [("User-Agent", configuration.userAgent)] + headers

@@ -20,7 +20,7 @@ package final class OriginHealth: Sendable {
     }
 
     /// Whether requests to `url`'s origin fail at once.
-    func isGivenUp(_ url: CanonicalURL) -> Bool {
+    package func isGivenUp(_ url: CanonicalURL) -> Bool {
         let origin = url.origin
         return state.withLock { $0.givenUp.contains(origin) }
     }

@@ -40,7 +40,7 @@ package final class PipelinedClient: Sendable {
     }
 
     /// How a GET ended here.
-    enum Answer: Sendable {
+    package enum Answer: Sendable {
         /// A response; a 200's body is complete in memory (the parts it arrived in), other
         /// statuses have no body.
         case response(HTTPResponseHead, [ByteBuffer])
@@ -100,7 +100,7 @@ package final class PipelinedClient: Sendable {
 
     /// Sends GET `url` (an http URL) with `headers` (Host included). `conditional` says the
     /// request carries validators (a body is then rare).
-    func get(_ url: CanonicalURL, headers: HTTPHeaders, conditional: Bool) async -> Answer {
+    package func get(_ url: CanonicalURL, headers: HTTPHeaders, conditional: Bool) async -> Answer {
         let host = url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host
         let port = url.port ?? 80
         let target = url.pathAndQuery
@@ -161,7 +161,7 @@ package final class PipelinedClient: Sendable {
     /// For a revalidation batch, whose requests are conditional: a request that is not answered
     /// here (its connection lost, an unusual response) is `.fallback`, for the caller to ask
     /// through the full client; nothing is retried here.
-    func get(batch requests: [(url: CanonicalURL, headers: HTTPHeaders)]) async -> [Answer] {
+    package func get(batch requests: [(url: CanonicalURL, headers: HTTPHeaders)]) async -> [Answer] {
         var answers = [Answer](repeating: .fallback, count: requests.count)
         guard !requests.isEmpty else { return answers }
         // Each request is sent as soon as it has a slot, and its slot is freed as its response

@@ -42,8 +42,8 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
             let userinfo = rest[..<at]
             rest = String(rest[rest.index(after: at)...])
             let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            username = parts.first.map { String($0).removingPercentEncoding ?? String($0) }
-            password = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
+            username = parts.first.map { PercentEncoding.decode(String($0)) }
+            password = parts.count > 1 ? PercentEncoding.decode(String(parts[1])) : nil
         }
         var host = rest
         var port = 1080

@@ -17,7 +17,7 @@ package final class TransferSlots: Sendable {
     }
 
     /// Runs `body` holding one slot.
-    func withSlot<T>(_ body: () async -> T) async -> T {
+    package func withSlot<T>(_ body: () async -> T) async -> T {
         await acquire()
         defer { release() }
         return await body()

@@ -876,6 +876,11 @@ package struct PageReading {
 
     /// Whether `text` only gives a size: "2,560 × 1,600 pixels", "800x600", "320 × 200 px".
     static func isDimensions(_ text: String) -> Bool {
+        // A size has a digit (or a character beyond ASCII) and an "x" or "×": most labels lack
+        // one and are answered from their bytes without a lower-cased copy.
+        guard text.utf8.contains(where: { ($0 >= 0x30 && $0 <= 0x39) || $0 >= 0x80 }),
+            text.utf8.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") || $0 == 0xC3 })
+        else { return false }
         let lowered = text.lowercased()
         guard let times = lowered.firstIndex(where: { $0 == "×" || $0 == "x" }) else { return false }
         let width = lowered[..<times].trimmingCharacters(in: .whitespaces)
@@ -904,9 +909,12 @@ package struct PageReading {
         // answered from their bytes, before any word is cut out or looked up (every image's
         // label on every page is asked this).
         var hasDigit = false
+        var isASCII = true
         for byte in text.utf8 {
             switch byte {
-            case 0x80...: hasDigit = true  // not ASCII: the checks below decide
+            case 0x80...:
+                hasDigit = true  // not ASCII: the checks below decide
+                isASCII = false
             case 0x30...0x39: hasDigit = true
             case 0x41...0x5A, 0x61...0x7A, 0x09...0x0D, 0x20: continue
             case UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "/"),
@@ -916,6 +924,7 @@ package struct PageReading {
             }
         }
         guard hasDigit else { return false }
+        if isASCII { return isASCIIDate(text.utf8) }
         let words = text.lowercased().split { !$0.isLetter }.map(String.init)
         guard text.contains(where: \.isNumber), words.allSatisfy({ dateWords.contains($0) || stockWords.contains($0) }),
             text.unicodeScalars.allSatisfy({ scalar in
@@ -928,6 +937,55 @@ package struct PageReading {
         let hasTime = text.contains(":") && digitGroups.count >= 2
         let hasISODate = digitGroups.first?.count == 4 && text.contains("-") && digitGroups.count >= 3
         return words.contains(where: monthWords.contains) || hasTime || hasISODate
+    }
+
+    /// `isDate` for ASCII text of the characters it allows, word by word from the bytes: no
+    /// lower-cased copy, no array of words, no Unicode properties ("Image 900" on every
+    /// thumbnail of a page is answered at its first word that is neither a date's nor stock).
+    private static func isASCIIDate(_ bytes: String.UTF8View) -> Bool {
+        var hasMonth = false
+        var hasColon = false
+        var hasDash = false
+        var digitGroups = 0
+        var firstGroupLength = 0
+        var wordStart: String.UTF8View.Index?
+        var groupLength = 0
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        // Ends the word that started at `start`: false when it is neither a date's word nor stock.
+        func endWord(at end: String.UTF8View.Index, from start: String.UTF8View.Index) -> Bool {
+            // The longest date or stock word has 10 letters; a longer one is neither.
+            guard bytes.distance(from: start, to: end) <= 10 else { return false }
+            let word = String(decoding: bytes[start..<end].lazy.map { $0 | 0x20 }, as: UTF8.self)
+            if monthWords.contains(word) { hasMonth = true }
+            return dateWords.contains(word) || stockWords.contains(word)
+        }
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if isLetter(byte) {
+                if wordStart == nil { wordStart = index }
+            } else if let start = wordStart {
+                guard endWord(at: index, from: start) else { return false }
+                wordStart = nil
+            }
+            if byte >= 0x30 && byte <= 0x39 {
+                groupLength += 1
+            } else if groupLength > 0 {
+                if digitGroups == 0 { firstGroupLength = groupLength }
+                digitGroups += 1
+                groupLength = 0
+            }
+            if byte == UInt8(ascii: ":") { hasColon = true }
+            if byte == UInt8(ascii: "-") { hasDash = true }
+            index = bytes.index(after: index)
+        }
+        if let start = wordStart, !endWord(at: bytes.endIndex, from: start) { return false }
+        if groupLength > 0 {
+            if digitGroups == 0 { firstGroupLength = groupLength }
+            digitGroups += 1
+        }
+        // A month's name, a time (04:19) or an ISO date (2024-05-12) makes it a date.
+        return hasMonth || (hasColon && digitGroups >= 2) || (firstGroupLength == 4 && hasDash && digitGroups >= 3)
     }
 
     private static let monthWords: Set<String> = [

@@ -1,5 +1,5 @@
 import Foundation
-import MirrorPublish
+import MirrorCore
 
 /// The metrics of one sync in Prometheus's text exposition format, as node_exporter's textfile
 /// collector reads them (`--metrics FILE`): `# HELP` and `# TYPE` lines, gauges, no timestamps,

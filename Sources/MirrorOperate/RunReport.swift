@@ -1,6 +1,5 @@
 import Foundation
 import MirrorCore
-import MirrorPublish
 
 /// The summary of one sync: what `--report FILE` writes and what the exit status comes from.
 public struct RunReport: Codable, Sendable, Equatable {
@@ -226,7 +225,7 @@ public struct RunReport: Codable, Sendable, Equatable {
                 defer { try? handle.close() }
                 try write { try handle.write(contentsOf: Data($0)) }
             } catch {
-                throw PublishError("cannot write \(url.path): \(error.localizedDescription)")
+                throw PublishError(.fileSystem, "cannot write \(url.path): \(error.localizedDescription)")
             }
             return
         }

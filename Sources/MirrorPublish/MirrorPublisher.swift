@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MirrorBlocking
 import MirrorCatalog
 import MirrorCore
 import MirrorStore
@@ -26,8 +27,6 @@ package struct MirrorPublisher: Sendable {
         self.template = template
         self.itemsPerPage = itemsPerPage
     }
-
-    static func pageFileName(_ number: Int) -> String { number == 1 ? "index.html" : "page-\(number).html" }
 
     /// How many pages a publish rendered, and how many it left as they were.
     package struct Outcome: Equatable {
@@ -74,21 +73,6 @@ package struct MirrorPublisher: Sendable {
 
     /// Starts writing `manifest.json` for `manifest` (see `ManifestWrite`).
     package func beginManifest(_ manifest: Manifest) -> ManifestWrite { ManifestWrite(manifest, layout: layout) }
-
-    /// Publishes the site of `manifest` and the manifest itself, at once (`prepare`, then
-    /// `commit`): for a publish whose images are already in place.
-    @discardableResult
-    func publish(_ manifest: Manifest) async throws(PublishError) -> Outcome {
-        let manifestWrite = beginManifest(manifest)
-        let site: PreparedSite
-        do {
-            site = try await prepare(manifest)
-        } catch {
-            await manifestWrite.discard()
-            throw error
-        }
-        return try await commit(site, manifestWrite: manifestWrite)
-    }
 
     /// The files of a publish, written and flushed under temporary names, in the order they
     /// are put in place (`MirrorPublisher.prepare`).
@@ -164,7 +148,7 @@ package struct MirrorPublisher: Sendable {
                             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                         } catch {
                             throw PublishError(
-                                "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
+                                .fileSystem, "cannot create \(folder): \(error.localizedDescription)\(PublishError.diskAdvice)")
                         }
                     }
                     try file.commit()
@@ -179,7 +163,7 @@ package struct MirrorPublisher: Sendable {
                 do throws(FileSystem.Failure) {
                     try FileSystem.flushDirectory(folder)
                 } catch {
-                    throw PublishError(error.description + PublishError.diskAdvice)
+                    throw PublishError(.fileSystem, error.description + PublishError.diskAdvice)
                 }
             }
         }
@@ -345,7 +329,7 @@ package struct MirrorPublisher: Sendable {
         do {
             try FileSystem.flushFileSystem(containing: layout.root.path)
         } catch {
-            throw PublishError(error.description)
+            throw PublishError(.fileSystem, error.description)
         }
     }
 
@@ -354,15 +338,6 @@ package struct MirrorPublisher: Sendable {
     /// - Returns: the file waiting to be put in place, or nil when it is as it was.
     private func write(_ bytes: [UInt8], to destination: URL) throws(PublishError) -> AtomicFile.Prepared? {
         try AtomicFile.prepareIfChanged(bytes, for: destination, temporaryDirectory: layout.temporary, flush: false)
-    }
-
-    /// The HTML of every page, in the order of `SitePlan.pages` (the start page first), rendered
-    /// one after another on the caller's thread.
-    func render(_ manifest: Manifest) -> [String] {
-        let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
-        return site.pages.indices.map { index in
-            template.page.render(context(site.pages[index], in: site, manifest: manifest))
-        }
     }
 
     /// A page of a publish: left as it is, or rendered (with the input it was rendered from,
@@ -584,8 +559,6 @@ package struct MirrorPublisher: Sendable {
         ]
         return TemplateObject(names: names, values: values)
     }
-
-    static func siteTitle(for source: String) -> String { SitePlan.fallbackTitle(for: source) }
 
     /// "999 B", "1.1 KB", "38 KB", "2.0 MB": decimal units, one decimal below 10, rounded half
     /// up on the exact byte count (integer arithmetic: no `String(format:)` per item).

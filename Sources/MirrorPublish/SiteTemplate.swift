@@ -1,4 +1,5 @@
 import Foundation
+import MirrorCore
 import Mustache
 
 /// The templates and assets of the generated site: `page.mustache` renders each page, and
@@ -28,7 +29,7 @@ public struct SiteTemplate: Sendable {
     public static func load(from directory: URL) throws(PublishError) -> SiteTemplate {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
-            throw PublishError("cannot read the template directory \(directory.path) (check the --template path)")
+            throw PublishError(.template, "cannot read the template directory \(directory.path) (check the --template path)")
         }
         var files: [String: [UInt8]] = [:]
         let rootPath = directory.standardizedFileURL.path
@@ -36,7 +37,7 @@ public struct SiteTemplate: Sendable {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count)).drop { $0 == "/" }
             guard let data = fileManager.contents(atPath: url.path) else {
-                throw PublishError("cannot read the template file \(url.path) (check its permissions)")
+                throw PublishError(.template, "cannot read the template file \(url.path) (check its permissions)")
             }
             files[String(relative)] = Array(data)
         }
@@ -45,7 +46,7 @@ public struct SiteTemplate: Sendable {
 
     init(files: [String: [UInt8]], origin: String) throws(PublishError) {
         guard let pageBytes = files["page.mustache"] else {
-            throw PublishError("\(origin) has no page.mustache (copy site-template/ and edit it)")
+            throw PublishError(.template, "\(origin) has no page.mustache (copy site-template/ and edit it)")
         }
         pageSource = String(decoding: pageBytes, as: UTF8.self)
         do {
@@ -54,23 +55,12 @@ public struct SiteTemplate: Sendable {
             _ = try MustacheTemplate(string: pageSource)
             page = try MustacheTemplate(string: PageEscaping.pragma + pageSource)
         } catch {
-            throw PublishError("\(origin)/page.mustache is not a valid Mustache template: \(error) (fix it, or drop --template)")
+            throw PublishError(
+                .template, "\(origin)/page.mustache is not a valid Mustache template: \(error) (fix it, or drop --template)")
         }
         assets = files.filter { path, _ in
             path != "page.mustache" && !path.hasSuffix(".mustache")
                 && !path.split(separator: "/").contains { $0.hasPrefix(".") || $0 == ".." }
         }
     }
-}
-
-/// A failure to render or write the site: what happened and to which file.
-public struct PublishError: Error, Sendable, CustomStringConvertible {
-    /// One line: what failed, on which file, and what to do.
-    public let message: String
-    /// An error with this one-line `message`.
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-
-    /// The fix for a write that failed, appended to its message.
-    static let diskAdvice = " (check the permissions and free space of the mirror directory, then run sync again)"
 }

@@ -400,11 +400,6 @@ import MirrorEmbedded
         publication.finish(manifest, rows: &rows)
     }
 
-    /// Removes every stored file and empties the index (the memory cache is the loader's).
-    public func clear() throws(StoreError) {
-        try publication.clear(rows: &rows)
-    }
-
     /// The previous manifest, handed over once: the store keeps no copy, so it is freed with the
     /// publish plan, not at the end of the run.
     package func takePreviousManifest() -> PreviousManifest? {

@@ -1,3 +1,4 @@
+import MirrorBlocking
 import MirrorCore
 
 /// A flush of the file system a run's downloads are on, started early

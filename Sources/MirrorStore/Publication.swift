@@ -285,21 +285,6 @@ import MirrorCore
         return deleted
     }
 
-    /// Removes every stored file and every row (the memory cache is the loader's).
-    func clear(rows: inout RowIndex) throws(StoreError) {
-        guard !readOnly else { return }
-        let fileManager = FileManager.default
-        for directory in [layout.images, layout.staged, layout.temporary] {
-            do {
-                if fileManager.fileExists(atPath: directory.path) { try fileManager.removeItem(at: directory) }
-                try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError.io("clear", directory.path, error)
-            }
-        }
-        try rows.removeAll()
-    }
-
     private func removeContents(of directory: URL, where shouldRemove: (String) -> Bool) {
         var removed: [String] = []
         FileSystem.forEachName(inDirectory: directory.path) { bytes in

@@ -215,16 +215,6 @@ import MirrorCore
         try? state().keepOnly(items)
     }
 
-    /// Drops the queue and the rows lookups read, and deletes every row.
-    mutating func removeAll() throws(StoreError) {
-        unwritten = [:]
-        unwrittenNames = [:]
-        oldestUnwrittenStage = nil
-        onlyChecked = []
-        recent = [:]
-        try state().removeAll()
-    }
-
     /// Writes the queue and closes the database: nothing may read or change a row after this.
     mutating func close() {
         guard !isClosed else { return }

@@ -369,7 +369,8 @@ struct StateDatabase: Sendable {
     func save(_ images: some Sequence<StoredImage>, checked: [StoredImage] = []) throws(StoreError) {
         do {
             try queue.write { db in
-                for image in images { try image.insert(db, onConflict: .replace) }
+                let insert = try db.cachedStatement(sql: StoredImage.insertStatementSQL)
+                for image in images { try insert.execute(arguments: StatementArguments(image.columnValues)) }
                 guard !checked.isEmpty else { return }
                 let update = try db.cachedStatement(sql: "UPDATE image SET lastChecked = ? WHERE key = ?")
                 for image in checked {
@@ -423,15 +424,6 @@ struct StateDatabase: Sendable {
                 let statement = try db.cachedStatement(sql: "DELETE FROM image WHERE key = ?")
                 for key in stale { try statement.execute(arguments: [key]) }
             }
-        } catch {
-            throw failure("write", error)
-        }
-    }
-
-    /// Deletes every row.
-    func removeAll() throws(StoreError) {
-        do {
-            try queue.write { db in try db.execute(sql: "DELETE FROM image") }
         } catch {
             throw failure("write", error)
         }

@@ -71,22 +71,25 @@ extension StoredImage: FetchableRecord, PersistableRecord {
             fingerprint: row[Columns.fingerprint])
     }
 
+    /// Every column's value, in the order of `Columns.allCases`: the one list of what a row
+    /// holds, which both `encode(to:)` and the index's batched insert (`insertStatementSQL`)
+    /// write from.
+    var columnValues: [(any DatabaseValueConvertible)?] {
+        [
+            key.string, fileName, sha256, byteCount, contentType, etag, lastModified, firstSeen.timeIntervalSince1970,
+            lastChecked.timeIntervalSince1970, stagedName, fileModified, dimensions?.width, dimensions?.height,
+            embedded?.indexText, fingerprint,
+        ]
+    }
+
+    /// `INSERT OR REPLACE` of every column, prepared once a connection: GRDB's `insert` built
+    /// its statement again for every row, a third of the index's share of a cold sync.
+    static let insertStatementSQL =
+        "INSERT OR REPLACE INTO image (\(Columns.allCases.map(\.rawValue).joined(separator: ", ")))"
+        + " VALUES (\(repeatElement("?", count: Columns.allCases.count).joined(separator: ", ")))"
+
     /// Writes every column of the row.
     public func encode(to container: inout PersistenceContainer) {
-        container[Columns.key] = key.string
-        container[Columns.fileName] = fileName
-        container[Columns.sha256] = sha256
-        container[Columns.bytes] = byteCount
-        container[Columns.contentType] = contentType
-        container[Columns.etag] = etag
-        container[Columns.lastModified] = lastModified
-        container[Columns.firstSeen] = firstSeen.timeIntervalSince1970
-        container[Columns.lastChecked] = lastChecked.timeIntervalSince1970
-        container[Columns.stagedName] = stagedName
-        container[Columns.fileModified] = fileModified
-        container[Columns.width] = dimensions?.width
-        container[Columns.height] = dimensions?.height
-        container[Columns.embedded] = embedded?.indexText
-        container[Columns.fingerprint] = fingerprint
+        for (column, value) in zip(Columns.allCases, columnValues) { container[column] = value }
     }
 }

@@ -1,14 +1,15 @@
 /// Settings of the validator chain.
 public struct ValidationConfiguration: Sendable {
-    /// The rules, each one handler.
+    /// The rules that may be ordered, each one handler. The duplicate rule is not among them:
+    /// it is always asked first (`ValidationChain.make`).
     public enum Rule: String, Sendable, CaseIterable {
-        case duplicate, scheme, scope, filters, declaredType, declaredSize, robots
+        case scheme, scope, filters, declaredType, declaredSize, robots
     }
 
-    /// The order handlers are asked in. Default: duplicate, scheme, scope, filters,
-    /// declaredType, declaredSize, robots (cheap checks first; robots may fetch). The duplicate
-    /// rule is asked first whatever this says (`ValidationChain.make`).
-    public var order: [Rule] = [.duplicate, .scheme, .scope, .filters, .declaredType, .declaredSize, .robots]
+    /// The order the handlers after the duplicate rule are asked in, for a library user who
+    /// wants another (`catalog-mirror` keeps the default). Default: scheme, scope, filters,
+    /// declaredType, declaredSize, robots (cheap checks first; robots may fetch).
+    public var order: [Rule] = [.scheme, .scope, .filters, .declaredType, .declaredSize, .robots]
     /// Hosts in scope besides the source's (`--allow-host`). Default: none.
     public var allowedHosts: [String] = []
     /// `--include` globs. Default: none (everything included).
@@ -38,8 +39,6 @@ public enum ValidationChain {
         var next: (any ValidationHandler)? = nil
         for rule in configuration.order.reversed() {
             switch rule {
-            case .duplicate:
-                continue
             case .scheme:
                 next = SchemeRule(next: next)
             case .scope:

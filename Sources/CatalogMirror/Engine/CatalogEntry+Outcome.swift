@@ -1,5 +1,6 @@
 import MirrorCatalog
 import MirrorFetch
+import MirrorPipeline
 
 extension CatalogEntry.Outcome {
     /// What the catalog keeps of how a load ended: never the stored record itself.

@@ -2,6 +2,7 @@ import Foundation
 import MirrorCore
 import MirrorCrawl
 import MirrorFetch
+import MirrorPipeline
 import MirrorStore
 import MirrorValidate
 

@@ -4,6 +4,7 @@ import MirrorCatalog
 import MirrorCore
 import MirrorCrawl
 import MirrorFetch
+import MirrorPipeline
 import MirrorStore
 import MirrorValidate
 

@@ -1,6 +1,7 @@
 import MirrorCore
 import MirrorCrawl
 import MirrorFetch
+import MirrorPipeline
 
 extension CollectorStateMachine {
     /// What a batch's repeats had from the loader (`ImageLoader.join`), summed up in the task

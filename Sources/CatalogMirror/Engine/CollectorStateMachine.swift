@@ -4,6 +4,7 @@ import MirrorCatalog
 import MirrorCore
 import MirrorCrawl
 import MirrorFetch
+import MirrorPipeline
 import MirrorValidate
 
 /// The collection's decisions, apart from its tasks: which discoveries wait for their origin's

@@ -6,6 +6,7 @@ import MirrorCore
 import MirrorCrawl
 import MirrorFetch
 import MirrorOperate
+import MirrorPipeline
 import MirrorPublish
 import MirrorStore
 import MirrorValidate

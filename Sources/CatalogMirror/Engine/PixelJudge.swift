@@ -1,4 +1,5 @@
 import Foundation
+import MirrorBlocking
 import MirrorCatalog
 import MirrorCore
 import MirrorPixels

@@ -4,8 +4,6 @@ import Foundation
 public struct DownloadedFile: Sendable, Equatable {
     /// The temporary file's path, inside `.catalog-mirror/`.
     public var temporaryPath: String
-    /// The temporary file.
-    public var temporaryURL: URL { URL(fileURLWithPath: temporaryPath, isDirectory: false) }
     /// Hex SHA-256 of the bytes.
     public var sha256: String
     /// Number of bytes.

@@ -89,21 +89,26 @@ package enum PercentEncoding {
     /// Decodes every valid escape; invalid UTF-8 in the result is replaced with U+FFFD.
     package static func decode(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-        let bytes = Array(text.utf8)
+        return String(decoding: decodedBytes(Array(text.utf8)[...]), as: UTF8.self)
+    }
+
+    /// The bytes of `input` with every valid escape (`%` and two hex digits) decoded; an
+    /// invalid one is kept as it is. The one percent-decoder of keys and hosts.
+    package static func decodedBytes(_ input: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        out.reserveCapacity(input.count)
+        var index = input.startIndex
+        while index < input.endIndex {
+            if input[index] == UInt8(ascii: "%"), index + 2 < input.endIndex,
+                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
             {
                 out.append(high << 4 | low)
                 index += 3
             } else {
-                out.append(bytes[index])
+                out.append(input[index])
                 index += 1
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 }

@@ -16,7 +16,7 @@ enum WebHost {
             return "[" + serializeIPv6(address) + "]"
         }
         guard !input.isEmpty else { return nil }
-        let domain = String(decoding: percentDecoded(input), as: UTF8.self)
+        let domain = String(decoding: PercentEncoding.decodedBytes(input), as: UTF8.self)
         guard let ascii = DomainToASCII.convert(domain) else { return nil }
         let bytes = Array(ascii.utf8)
         guard !bytes.contains(where: isForbiddenDomainByte) else { return nil }
@@ -35,24 +35,6 @@ enum WebHost {
             true
         default: false
         }
-    }
-
-    private static func percentDecoded(_ input: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(input.count)
-        var index = input.startIndex
-        while index < input.endIndex {
-            if input[index] == UInt8(ascii: "%"), index + 2 < input.endIndex,
-                let high = PercentEncoding.hexValue(input[index + 1]), let low = PercentEncoding.hexValue(input[index + 2])
-            {
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(input[index])
-                index += 1
-            }
-        }
-        return out
     }
 
     // MARK: IPv4

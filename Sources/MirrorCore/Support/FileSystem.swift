@@ -103,12 +103,6 @@ package enum FileSystem {
         }
     }
 
-    /// `flushFileSystem(containing:)` as blocking work (`BlockingWork`): `syncfs` blocks for as
-    /// long as the disk takes, and would hold one of the few threads every task of the run shares.
-    package static func flushFileSystemOffThreadPool(containing path: String) async throws(Failure) {
-        try await BlockingWork.run { () throws(Failure) in try flushFileSystem(containing: path) }
-    }
-
     /// Linux's `syncfs(2)`, which Glibc declares only under `_GNU_SOURCE` (so Swift's Glibc
     /// module does not export it); looked up at run time, with `sync(2)` where it is missing.
     private static let syncfs: (@convention(c) (Int32) -> Int32)? = {

@@ -5,15 +5,31 @@ extension StringProtocol {
     /// Foundation imported that resolves to NSString's `range(of:)`, which bridges the string on
     /// every call while a page is read.
     /// (Nor `utf8.firstRange(of:)`, whose generic searcher looks up type metadata per call.)
+    /// Searched in the text's contiguous bytes where it has them (a native string always
+    /// does): the generic walk over `utf8` cost a witness call per byte, on every label of
+    /// every image of every page.
     package func includes(_ needle: String) -> Bool {
-        let bytes = utf8
-        guard let first = needle.utf8.first else { return true }
-        var start = bytes.startIndex
-        while let found = bytes[start...].firstIndex(of: first) {
-            if bytes[found...].starts(with: needle.utf8) { return true }
-            start = bytes.index(after: found)
+        var needle = needle
+        return needle.withUTF8 { wanted in
+            guard let first = wanted.first else { return true }
+            func search(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+                guard bytes.count >= wanted.count else { return false }
+                var start = 0
+                let last = bytes.count - wanted.count
+                while start <= last {
+                    guard bytes[start] == first else {
+                        start += 1
+                        continue
+                    }
+                    var index = 1
+                    while index < wanted.count, bytes[start + index] == wanted[index] { index += 1 }
+                    if index == wanted.count { return true }
+                    start += 1
+                }
+                return false
+            }
+            return utf8.withContiguousStorageIfAvailable(search) ?? Array(utf8).withUnsafeBufferPointer(search)
         }
-        return false
     }
 
     /// Whether `needle` (lower-case ASCII) occurs in the text in any ASCII case.

@@ -7,6 +7,7 @@ import Testing
 @testable import MirrorCrawl
 @testable import MirrorFetch
 @testable import MirrorMarkup
+@testable import MirrorPipeline
 @testable import MirrorValidate
 
 /// The collector's decisions, driven event by event as `Collector.run` drives them, with plain

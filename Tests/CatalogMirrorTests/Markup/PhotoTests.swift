@@ -129,15 +129,22 @@ struct PhotoTests {
     func dateLabels() {
         for date in [
             "04:19, 28 November 2026", "2024-05-12", "May 2, 2024", "Thumbnail for version as of 04:19, 28 November 2026",
-            "2024-05-12 (UTC+01:00)", "28\u{A0}November\u{A0}2026, 04:19",
+            "2024-05-12 (UTC+01:00)", "28\u{A0}November\u{A0}2026, 04:19", "Thumbnail 12:30", "Photo 2024-05-12",
+            "SEPT 3, 2024", "at 9:05 pm",
         ] {
             #expect(PageReading.isDate(date), "\(date)")
         }
         for title in [
             "Sunset", "Photo 12", "Dune 2024", "L'été 2024", "Été 2024", "Bay & Bridge, May 2024", "Room 101: a view", "",
-            "٢٠٢٤-٠٥-١٢ Cairo",
+            "٢٠٢٤-٠٥-١٢ Cairo", "Image 900", "IMG_1234", "2024", "12-05", "Photo 12 of 30 at noon", "Resolutions 2024",
         ] {
             #expect(!PageReading.isDate(title), "\(title)")
+        }
+        for size in ["2,560 × 1,600 pixels", "800x600", "320 × 200 px", "800X600"] {
+            #expect(PageReading.isDimensions(size), "\(size)")
+        }
+        for title in ["Image 900", "Box", "x", "Fox 3", "800 m", ""] {
+            #expect(!PageReading.isDimensions(title), "\(title)")
         }
     }
 

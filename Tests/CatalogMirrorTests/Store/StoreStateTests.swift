@@ -7,6 +7,7 @@ import Testing
 @testable import MirrorCore
 @testable import MirrorFetch
 @testable import MirrorMarkup
+@testable import MirrorPipeline
 @testable import MirrorPublish
 @testable import MirrorStore
 @testable import SampleGallery

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import MirrorCore
 import MirrorEmbedded
+import MirrorFetch
 import NIOCore
 import NIOHTTP1
 

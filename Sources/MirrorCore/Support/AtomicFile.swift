@@ -1,5 +1,4 @@
 import Foundation
-import MirrorCore
 
 /// Writes a file so readers see either the old bytes or the new ones, never a mix: the bytes go
 /// to a temporary file in the state directory (same file system), are flushed, then renamed
@@ -18,7 +17,7 @@ package enum AtomicFile {
     }
 
     /// Writes what `produce` hands the writer, atomically, without holding the whole file.
-    static func write(
+    package static func write(
         to destination: URL, temporaryDirectory: URL, flush: Bool = true, _ produce: (TemporaryFileWriter) throws -> Void
     ) throws(PublishError) {
         let prepared = try prepare(for: destination, temporaryDirectory: temporaryDirectory, flush: flush, produce)
@@ -28,39 +27,39 @@ package enum AtomicFile {
     /// A file written (and flushed, if asked) under a temporary name, waiting to be renamed over
     /// its destination: what lets a publish write `manifest.json` beside its pages, and put it
     /// in place only after them.
-    struct Prepared: Sendable {
-        let temporaryPath: String
-        let destination: URL
+    package struct Prepared: Sendable {
+        package let temporaryPath: String
+        package let destination: URL
 
         /// Renames the file over its destination.
-        func commit() throws(PublishError) {
+        package func commit() throws(PublishError) {
             if rename(temporaryPath, destination.path) != 0 {
                 let reason = String(cString: strerror(errno))
                 discard()
-                throw PublishError("cannot replace \(destination.path): \(reason)\(PublishError.diskAdvice)")
+                throw PublishError(.fileSystem, "cannot replace \(destination.path): \(reason)\(PublishError.diskAdvice)")
             }
         }
 
         /// Removes the file instead.
-        func discard() { unlink(temporaryPath) }
+        package func discard() { unlink(temporaryPath) }
     }
 
     /// The first half of `write`: the bytes written and flushed under a temporary name.
-    static func prepare(
+    package static func prepare(
         for destination: URL, temporaryDirectory: URL, flush: Bool = true, _ produce: (TemporaryFileWriter) throws -> Void
     ) throws(PublishError) -> Prepared {
         let writer: TemporaryFileWriter
         do {
             writer = try TemporaryFileWriter(in: temporaryDirectory)
         } catch {
-            throw PublishError("cannot write into \(temporaryDirectory.path): \(error)\(PublishError.diskAdvice)")
+            throw PublishError(.fileSystem, "cannot write into \(temporaryDirectory.path): \(error)\(PublishError.diskAdvice)")
         }
         do {
             try produce(writer)
             try writer.finish(flush: flush)
         } catch {
             writer.discard()
-            throw PublishError("cannot write \(destination.path): \(error)\(PublishError.diskAdvice)")
+            throw PublishError(.fileSystem, "cannot write \(destination.path): \(error)\(PublishError.diskAdvice)")
         }
         return Prepared(temporaryPath: writer.path, destination: destination)
     }
@@ -74,43 +73,31 @@ package enum AtomicFile {
         do {
             writer = try TemporaryFileWriter(in: folder)
         } catch {
-            throw PublishError("cannot write \(destination.path): cannot create a file in \(folder.path): \(error)")
+            throw PublishError(.fileSystem, "cannot write \(destination.path): cannot create a file in \(folder.path): \(error)")
         }
         do {
             try produce(writer)
             try writer.finish(flush: true)
         } catch {
             writer.discard()
-            throw PublishError("cannot write \(destination.path): \(error)")
+            throw PublishError(.fileSystem, "cannot write \(destination.path): \(error)")
         }
         if rename(writer.path, destination.path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(writer.path)
-            throw PublishError("cannot replace \(destination.path): \(reason)")
+            throw PublishError(.fileSystem, "cannot replace \(destination.path): \(reason)")
         }
     }
 
     /// `prepare` for `bytes`, unless the destination already holds exactly these bytes: then
     /// nothing is written and nil is returned (the file keeps its mtime: nothing for caches or
     /// rsync to fetch again).
-    static func prepareIfChanged(
+    package static func prepareIfChanged(
         _ bytes: [UInt8], for destination: URL, temporaryDirectory: URL, flush: Bool = true
     ) throws(PublishError) -> Prepared? {
         if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { return nil }
         return try prepare(for: destination, temporaryDirectory: temporaryDirectory, flush: flush) { writer in
             try bytes.withUnsafeBytes { try writer.write($0) }
         }
-    }
-
-    /// Writes like `write`, unless the destination already holds exactly these bytes: then it is
-    /// left alone (same mtime, nothing for caches or rsync to fetch again).
-    /// - Returns: whether the file was written (false: it already held `bytes`).
-    @discardableResult
-    static func writeIfChanged(
-        _ bytes: [UInt8], to destination: URL, temporaryDirectory: URL, flush: Bool = true
-    ) throws(PublishError) -> Bool {
-        if FileManager.default.contents(atPath: destination.path).map({ Array($0) == bytes }) == true { return false }
-        try write(bytes, to: destination, temporaryDirectory: temporaryDirectory, flush: flush)
-        return true
     }
 }

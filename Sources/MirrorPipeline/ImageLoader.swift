@@ -1,5 +1,6 @@
 import Foundation
 import MirrorCore
+import MirrorFetch
 import MirrorStore
 
 /// Loads images for the mirror: memory cache → disk (the store) → download.
@@ -380,16 +381,9 @@ public actor ImageLoader {
         }
     }
 
-    /// Empties the memory of completed outcomes; loads reserved or under way stay, and their
-    /// outcomes are held when they end.
-    public func clear() {
-        entries = entries.filter { if case .completed = $0.value { return false } else { return true } }
-        completionOrder = []
-        evictionHead = 0
-    }
-
-    /// Number of completed outcomes held in memory (for tests of the bound).
-    public var cachedCount: Int {
+    /// Number of completed outcomes held in memory: internal, what the tests of the bound
+    /// (`capacity`) read through `@testable`.
+    var cachedCount: Int {
         entries.values.count { if case .completed = $0 { return true } else { return false } }
     }
 

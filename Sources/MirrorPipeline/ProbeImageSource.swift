@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import MirrorCore
+import MirrorFetch
 
 /// The image source of a dry run: revalidates with conditional HEAD requests, so no image body
 /// is ever requested. A 304 (or, without validators, an equal `Content-Length`) means unchanged.

@@ -1,5 +1,6 @@
 import Logging
 import MirrorCore
+import MirrorFetch
 
 /// How a load ended, in the vocabulary of the stages' log (`Logger+Events`).
 extension Logger {
