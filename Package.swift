@@ -168,6 +168,19 @@ let package = Package(
             ],
             plugins: ["EmbedFolder"]
         ),
+        // Publishing to S3-compatible object storage (`--publish`): the SigV4 signer, the S3
+        // calls over async-http-client (no Swift S3 SDK is available), the bucket's state.
+        .target(
+            name: "MirrorObjectStore",
+            dependencies: [
+                "MirrorCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // What a run tells its operator: the report, its changes, its metrics.
         .target(name: "MirrorOperate", dependencies: ["MirrorCore", "MirrorStore"]),
         // The library a user calls: settings, configuration, and the engine that runs the
@@ -177,7 +190,7 @@ let package = Package(
             dependencies: [
                 "MirrorCore", "MirrorBlocking", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate",
                 "MirrorFetch", "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPixels", "MirrorPublish",
-                "MirrorOperate",
+                "MirrorOperate", "MirrorObjectStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -256,13 +269,18 @@ let package = Package(
             dependencies: ["MirrorPixels", "MirrorCore"],
             resources: [.copy("Fixtures")]
         ),
+        // The SigV4 signer against AWS's test suite and botocore, the S3 requests, the state.
+        .testTarget(
+            name: "MirrorObjectStoreTests",
+            dependencies: ["MirrorObjectStore", "MirrorCore"]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "CatalogMirror",
                 "SampleGallery",
                 "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPipeline", "MirrorPublish",
-                "MirrorOperate",
+                "MirrorOperate", "MirrorObjectStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -275,7 +293,7 @@ let package = Package(
             ],
             // The gallery fixtures' generator scripts, run with python3 from the source tree, and
             // the help-text snapshots, read from the source tree by HelpSnapshotTests.
-            exclude: ["Galleries/Scripts", "CommandLine/HelpSnapshots"]
+            exclude: ["Galleries/Scripts", "CommandLine/HelpSnapshots", "Publish/Scripts"]
         ),
     ]
 )

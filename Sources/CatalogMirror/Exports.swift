@@ -7,6 +7,7 @@
 @_exported import MirrorEmbedded
 @_exported import MirrorFetch
 @_exported import MirrorMarkup
+@_exported import MirrorObjectStore
 @_exported import MirrorOperate
 @_exported import MirrorPipeline
 @_exported import MirrorPixels

@@ -84,8 +84,11 @@ public struct RunReport: Codable, Sendable, Equatable {
     public var failed: [String: Int]
     /// Lines worth a person's attention (failed pages and keys), at most 50.
     public var warnings: [String]
-    /// Why the run stopped before publishing, when it did.
+    /// Why the run stopped before publishing, when it did, or why publishing to the bucket
+    /// failed (`--publish`).
     public var error: String?
+    /// What `--publish` sent to the bucket; nil without `--publish` or when it failed.
+    public var bucket: BucketUpload?
 
     package init(
         source: String, output: String, startedAt: Date, finishedAt: Date, durationSeconds: Double, exitStatus: Int32,
@@ -153,7 +156,8 @@ public struct RunReport: Codable, Sendable, Equatable {
         parts.append(Self.count(pages, "page") + ", " + Self.count(feeds, "feed"))
         parts.append(String(format: "%.1f s", durationSeconds))
         parts.append(String(format: "%.1f MB downloaded", Double(bytesDownloaded) / 1e6))
-        return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)"
+        let destination = bucket.map { " → \($0.target) (\($0.uploaded) uploaded, \($0.deleted) deleted)" } ?? ""
+        return "catalog-mirror: " + parts.joined(separator: ", ") + " → \(output)" + destination
     }
 
     /// What was published: "20 photos in 104 files" (a photo's renditions are files of one

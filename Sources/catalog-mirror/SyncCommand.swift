@@ -82,6 +82,15 @@ struct SyncCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.usage)
         }
         for warning in settings.networkWarnings { printError("catalog-mirror: warning: \(warning)") }
+        // Refused credentials change nothing: checked before the run writes anything.
+        if let bucket = configuration.bucket, !options.dryRun {
+            do {
+                try await bucket.checkAccess()
+            } catch {
+                printError("catalog-mirror: error: \(error.description)")
+                throw ExitCode(error.exitStatus)
+            }
+        }
         var runner = SyncRunner(quiet: quiet, reportFile: report.map { URL(fileURLWithPath: $0) })
         runner.logs = log.isEnabled
         let outcome = await runner.run(configuration)

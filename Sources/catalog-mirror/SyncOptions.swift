@@ -112,6 +112,12 @@ struct SyncOptions: ParsableArguments, Encodable {
         transform: { $0.isEmpty ? "" : SavedForm.path($0) })
     var metrics: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "After each completed run, copy the mirror to this S3 bucket and prefix (credentials and endpoint from AWS_* and ~/.aws, never saved); \"\" turns a saved one off.",
+            valueName: "s3://BUCKET/PREFIX"))
+    var publish: String?
+
     func validate() throws {
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1 (got \(maxPages))") }
         if let maxDepth, maxDepth < 0 { throw ValidationError("--max-depth must be 0 or more (got \(maxDepth))") }
@@ -123,6 +129,9 @@ struct SyncOptions: ParsableArguments, Encodable {
             throw ValidationError("--concurrency must be between 1 and 256 (got \(concurrency))")
         }
         if let feed { _ = try SavedForm.checkedWebURL(feed, option: "--feed") }
+        if let publish, !publish.isEmpty, ObjectStoreTarget(publish) == nil {
+            throw ValidationError("--publish takes s3://BUCKET/PREFIX with a valid bucket name (got \"\(publish)\")")
+        }
         for host in allowHost where host.isEmpty || host.contains("/") || host.contains(" ") {
             throw ValidationError("--allow-host takes a host name such as images.example.com (got \"\(host)\")")
         }

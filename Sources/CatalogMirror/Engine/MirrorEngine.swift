@@ -84,7 +84,9 @@ public struct MirrorEngine: Sendable {
         }
         switch mirrored {
         case .success(let report):
-            return report
+            // Still under the lock: two syncs of one mirror never write its bucket at once.
+            guard let bucket = configuration.bucket, !configuration.dryRun else { return report }
+            return await bucket.publish(report, output: configuration.output)
         case .failure(let stop):
             if !stop.keepsDownloads { prepared.created.remove() }
             throw stop.error

@@ -2,6 +2,7 @@ import Foundation
 import MirrorCore
 import MirrorCrawl
 import MirrorFetch
+import MirrorObjectStore
 import MirrorPublish
 
 /// The settings a mirror was made with: the one declaration of every persisted `sync` option,
@@ -90,6 +91,9 @@ public struct MirrorSettings: Codable, Sendable, Equatable {
     /// `--metrics`: the absolute path of the Prometheus text file written after each run; an
     /// empty string turns a saved one off. Default: nil (no metrics file).
     public var metrics: String?
+    /// `--publish`: the `s3://BUCKET/PREFIX` a completed run is copied to; an empty string turns
+    /// a saved one off. Credentials are never saved (the environment's `AWS_*`). Default: nil.
+    public var publish: String?
 
     /// Settings for `source` with every other field not given.
     public init(source: String) { self.source = source }
@@ -187,5 +191,16 @@ extension MirrorConfiguration {
         if let speedLimit = settings.speedLimit { fetch.lowSpeed.bytesPerSecond = max(0, speedLimit) }
         if let speedTime = settings.speedTime { fetch.lowSpeed.duration = .seconds(max(0, speedTime)) }
         metricsFile = settings.metrics.flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        if let publish = settings.publish, !publish.isEmpty {
+            guard let target = ObjectStoreTarget(publish) else {
+                throw SettingsError(
+                    "--publish \"\(publish)\" is not s3://BUCKET/PREFIX (a valid bucket name, no empty or dot segments)")
+            }
+            do {
+                bucket = try BucketPublishing(target: target, environment: environment)
+            } catch {
+                throw SettingsError(error.description)
+            }
+        }
     }
 }

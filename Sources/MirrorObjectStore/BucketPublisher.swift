@@ -1,0 +1,254 @@
+import Crypto
+import Foundation
+import MirrorCore
+
+/// Copies a published mirror to a bucket: what changed since the bucket was last written, in
+/// the order that keeps the served site whole, with no LIST.
+///
+/// The order: new and replaced images (content-addressed names: no object a reader may be
+/// fetching changes under it), then every other changed file (pages, feed, search files,
+/// assets), then `manifest.json`, then the deletions. Between phases the state is saved
+/// (`BucketState`), and when an upload fails the phase's other uploads finish, the state keeps
+/// what went up, and the error names the object: `manifest.json` is not sent and nothing is
+/// deleted, so the bucket serves the last complete mirror and the next run sends the rest.
+package struct BucketPublisher: Sendable {
+    /// How publishing is done.
+    package struct Configuration: Sendable {
+        /// Uploads in flight at once. Default 16.
+        package var concurrency = 16
+        /// Files larger than this go up in parts. Default 64 MiB.
+        package var multipartThreshold: Int64 = 64 << 20
+        /// The size of a part. Default 16 MiB (S3 asks at least 5 MiB but for the last).
+        package var partSize = 16 << 20
+
+        package init() {}
+    }
+
+    /// What a publish did.
+    package struct Summary: Sendable, Equatable {
+        /// Objects sent.
+        package var uploaded = 0
+        /// Bytes sent.
+        package var uploadedBytes: Int64 = 0
+        /// Objects deleted.
+        package var deleted = 0
+    }
+
+    /// One file of the mirror as it goes to the bucket.
+    struct Upload: Sendable {
+        var path: String
+        var object: BucketState.Object
+        var contentType: String
+        var cacheControl: String
+    }
+
+    package let client: S3Client
+    /// The mirror's root directory.
+    package let root: URL
+    /// Where the state is kept (`.catalog-mirror/bucket.json`).
+    package let stateFile: URL
+    package var configuration = Configuration()
+
+    package init(client: S3Client, root: URL, stateFile: URL) {
+        self.client = client
+        self.root = root
+        self.stateFile = stateFile
+    }
+
+    /// What the state of this target is called in `bucket.json`: the bucket, prefix and endpoint.
+    package var stateTarget: String {
+        "\(client.target) at \(client.endpoint.scheme)://\(client.endpoint.authority)\(client.endpoint.basePath)"
+    }
+
+    /// Publishes the mirror at `root`, whose manifest is `manifest`.
+    /// - Throws: the first `ObjectStoreError` of an upload or deletion (after the state is saved).
+    package func publish(_ manifest: Manifest) async throws(ObjectStoreError) -> Summary {
+        let files = try mirrorFiles(manifest)
+        var state = try await startingState()
+        var summary = Summary()
+        let changed = files.filter { state.objects[$0.path] != $0.object }
+        let images = changed.filter { $0.cacheControl == ObjectMetadata.immutable }
+        let others = changed.filter { $0.cacheControl != ObjectMetadata.immutable && $0.path != "manifest.json" }
+        let manifestFile = changed.filter { $0.path == "manifest.json" }
+        let present = Set(files.map(\.path))
+        let gone = state.objects.keys.filter { !present.contains($0) }.sorted()
+        for phase in [images, others, manifestFile] where !phase.isEmpty {
+            try await run(phase, state: &state, summary: &summary)
+        }
+        if !gone.isEmpty {
+            try await delete(gone, state: &state, summary: &summary)
+        }
+        return summary
+    }
+
+    /// The saved state for this target; else what the bucket's `manifest.json` says it holds;
+    /// else nothing.
+    func startingState() async throws(ObjectStoreError) -> BucketState {
+        if let saved = BucketState.read(stateFile, target: stateTarget) { return saved }
+        guard let data = try await client.get(client.target.key("manifest.json")),
+            let manifest = try? JSONCoding.decode(Manifest.self, from: data)
+        else { return BucketState(target: stateTarget) }
+        return BucketState.seeded(from: manifest, target: stateTarget)
+    }
+
+    /// Every file of the mirror outside `.catalog-mirror/`: images with the manifest's hash,
+    /// size and type, the rest hashed here.
+    func mirrorFiles(_ manifest: Manifest) throws(ObjectStoreError) -> [Upload] {
+        var images: [String: Manifest.Item] = [:]
+        for item in manifest.items { images[item.path] = item }
+        var uploads: [Upload] = []
+        let base = root.standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(atPath: base) else {
+            throw ObjectStoreError(.failed, "cannot read the mirror \(base) to publish it")
+        }
+        while let next = walker.nextObject() as? String {
+            if next == ".catalog-mirror" || next.hasPrefix(".catalog-mirror/") {
+                walker.skipDescendants()
+                continue
+            }
+            let full = base + "/" + next
+            guard let status = FileSystem.status(atPath: full),
+                walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular
+            else { continue }
+            if next == "manifest.json" {
+                // Its times (`generatedAt`, each item's `lastChecked`) move on every run: a run
+                // that changed nothing else does not send it again, so a no-op sends no PUT.
+                uploads.append(
+                    Upload(
+                        path: next, object: .init(sha256: Self.contentHash(of: manifest), bytes: status.size),
+                        contentType: ObjectMetadata.contentType(ofPath: next), cacheControl: ObjectMetadata.shortLived))
+            } else if let item = images[next] {
+                uploads.append(
+                    Upload(
+                        path: next, object: .init(sha256: item.sha256, bytes: item.bytes), contentType: item.contentType,
+                        cacheControl: ObjectMetadata.immutable))
+            } else {
+                guard let hash = FileSystem.sha256(atPath: full) else {
+                    throw ObjectStoreError(.failed, "cannot read \(full) to publish it")
+                }
+                uploads.append(
+                    Upload(
+                        path: next, object: .init(sha256: hash, bytes: status.size),
+                        contentType: ObjectMetadata.contentType(ofPath: next), cacheControl: ObjectMetadata.shortLived))
+            }
+        }
+        return uploads.sorted { $0.path < $1.path }
+    }
+
+    /// The SHA-256 of `manifest` with its times set to 1970: what `manifest.json` says but when.
+    static func contentHash(of manifest: Manifest) -> String {
+        var copy = manifest
+        copy.generatedAt = Date(timeIntervalSince1970: 0)
+        copy.items = copy.items.map { item in
+            var item = item
+            item.lastChecked = Date(timeIntervalSince1970: 0)
+            return item
+        }
+        var hasher = SHA256()
+        do {
+            try copy.write { hasher.update(bufferPointer: $0) }
+        } catch {
+            return "unhashable-\(UUID().uuidString)"
+        }
+        return hasher.finalize().hexString
+    }
+
+    /// Uploads `phase`, `configuration.concurrency` at a time; saves the state when done or
+    /// when one fails (then throws its error, after the others in flight have finished).
+    private func run(_ phase: [Upload], state: inout BucketState, summary: inout Summary) async throws(ObjectStoreError) {
+        var failure: ObjectStoreError?
+        await withTaskGroup(of: Result<Upload, ObjectStoreError>.self) { group in
+            var pending = phase.makeIterator()
+            var inFlight = 0
+            while inFlight < max(1, configuration.concurrency), let upload = pending.next() {
+                group.addTask { await self.upload(upload) }
+                inFlight += 1
+            }
+            while let result = await group.next() {
+                inFlight -= 1
+                switch result {
+                case .success(let upload):
+                    state.objects[upload.path] = upload.object
+                    summary.uploaded += 1
+                    summary.uploadedBytes += upload.object.bytes
+                case .failure(let error):
+                    if failure == nil { failure = error }
+                }
+                if failure == nil, let upload = pending.next() {
+                    group.addTask { await self.upload(upload) }
+                    inFlight += 1
+                }
+            }
+        }
+        try save(state)
+        if let failure { throw failure }
+    }
+
+    private func upload(_ upload: Upload) async -> Result<Upload, ObjectStoreError> {
+        let file = root.appendingPathComponent(upload.path)
+        let key = client.target.key(upload.path)
+        let headers = [("Content-Type", upload.contentType), ("Cache-Control", upload.cacheControl)]
+        do throws(ObjectStoreError) {
+            if upload.object.bytes > configuration.multipartThreshold {
+                try await client.putMultipart(
+                    key, file: file, bytes: upload.object.bytes, partSize: max(5 << 20, configuration.partSize),
+                    headers: headers, sha256: upload.object.sha256)
+            } else {
+                let body: Data
+                do {
+                    body = try Data(contentsOf: file)
+                } catch {
+                    throw ObjectStoreError(
+                        .failed, "cannot read \(file.path) to upload it as \(key): \(error.localizedDescription)")
+                }
+                guard body.count == upload.object.bytes else {
+                    throw ObjectStoreError(
+                        .failed, "\(file.path) is \(body.count) bytes, the manifest says \(upload.object.bytes); run sync again")
+                }
+                try await client.put(key, body: body, headers: headers, sha256: upload.object.sha256)
+            }
+            return .success(upload)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func delete(_ paths: [String], state: inout BucketState, summary: inout Summary) async throws(ObjectStoreError) {
+        var failure: ObjectStoreError?
+        await withTaskGroup(of: (String, ObjectStoreError?).self) { group in
+            var pending = paths.makeIterator()
+            for _ in 0..<max(1, configuration.concurrency) {
+                guard let path = pending.next() else { break }
+                group.addTask { await self.deleteOne(path) }
+            }
+            while let (path, error) = await group.next() {
+                if let error {
+                    if failure == nil { failure = error }
+                } else {
+                    state.objects[path] = nil
+                    summary.deleted += 1
+                }
+                if let next = pending.next() { group.addTask { await self.deleteOne(next) } }
+            }
+        }
+        try save(state)
+        if let failure { throw failure }
+    }
+
+    private func deleteOne(_ path: String) async -> (String, ObjectStoreError?) {
+        do throws(ObjectStoreError) {
+            try await client.delete(client.target.key(path))
+            return (path, nil)
+        } catch {
+            return (path, error)
+        }
+    }
+
+    private func save(_ state: BucketState) throws(ObjectStoreError) {
+        do {
+            try state.write(to: stateFile)
+        } catch {
+            throw ObjectStoreError(.failed, "cannot save \(stateFile.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import MirrorCore
+
+/// What a bucket holds under a prefix, as far as this mirror put it there: each object's path
+/// (relative to the mirror's root), SHA-256 and size.
+///
+/// Kept in `DIR/.catalog-mirror/bucket.json`, saved after each phase of a publish and when one
+/// fails, so the next run sends exactly what is missing or changed and deletes what is no
+/// longer published, with no LIST of the bucket. Without it (a worker that keeps no disk, or
+/// another target), the bucket's own `manifest.json` says which images it holds
+/// (`seeded(from:)`): a `manifest.json` is uploaded only after every object it names.
+package struct BucketState: Codable, Sendable, Equatable {
+    /// One object.
+    package struct Object: Codable, Sendable, Equatable {
+        package var sha256: String
+        package var bytes: Int64
+    }
+
+    /// `s3://bucket/prefix/` at its endpoint: a state for another target is not used.
+    package var target: String
+    /// Path → object.
+    package var objects: [String: Object]
+
+    package init(target: String, objects: [String: Object] = [:]) {
+        self.target = target
+        self.objects = objects
+    }
+
+    /// The name of the file under `.catalog-mirror/`.
+    package static let fileName = "bucket.json"
+
+    /// The state saved at `url` for `target`, or nil when there is none, it cannot be read, or
+    /// it is another target's.
+    package static func read(_ url: URL, target: String) -> BucketState? {
+        guard let data = FileManager.default.contents(atPath: url.path),
+            let state = try? JSONDecoder().decode(BucketState.self, from: data), state.target == target
+        else { return nil }
+        return state
+    }
+
+    /// Writes the state to `url` atomically (a temporary file beside it, then a rename).
+    package func write(to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try encoder.encode(self).write(to: url, options: .atomic)
+    }
+
+    /// The state that the bucket's `manifest` implies: its images, and the manifest itself
+    /// unknown (so it is sent again).
+    package static func seeded(from manifest: Manifest, target: String) -> BucketState {
+        var objects: [String: Object] = [:]
+        for item in manifest.items { objects[item.path] = Object(sha256: item.sha256, bytes: item.bytes) }
+        return BucketState(target: target, objects: objects)
+    }
+}

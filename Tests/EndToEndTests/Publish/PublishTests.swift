@@ -1,0 +1,335 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CatalogMirror
+@testable import SampleGallery
+
+/// `sync --publish s3://…` and `verify --publish` against a real SeaweedFS, through the built
+/// binary as cron runs it. The counts are the store's (a counting proxy in front of it).
+@Suite("Publishing to an S3 bucket (SeaweedFS)", .serialized)
+struct PublishTests {
+    /// A gallery that syncs cleanly (exit 0): the twelve first sample images, four a page.
+    static func catalog() -> GalleryCatalog {
+        var catalog = Fixture.catalog()
+        catalog.entries = Array(catalog.entries.prefix(12))
+        return catalog
+    }
+
+    /// Every file of the mirror outside `.catalog-mirror/`, relative to its root.
+    static func files(_ mirror: URL) -> Set<String> {
+        var found = Set<String>()
+        let base = mirror.standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(atPath: base) else { return found }
+        while let path = walker.nextObject() as? String {
+            if path == ".catalog-mirror" {
+                walker.skipDescendants()
+                continue
+            }
+            if walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular { found.insert(path) }
+        }
+        return found
+    }
+
+    /// With a store, a gallery and a temporary directory.
+    func withStore(
+        _ body: @Sendable (SeaweedFS, GalleryServer, URL, URL) async throws -> Void
+    ) async throws {
+        try ExternalTool.require(.seaweedfs)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try await SeaweedFS.start(in: directory.url)
+        defer { store.stop() }
+        let server = GalleryServer(catalog: Self.catalog())
+        try await server.run { url in try await body(store, server, url, directory.url) }
+    }
+
+    static let target = "s3://gallery/site"
+
+    @Test(
+        "a first publish sends every file; a no-op sends no PUT and no LIST; a change sends what changed; a deletion deletes last"
+    )
+    func publishNoOpChangeDeletion() async throws {
+        try await withStore { store, server, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            // Given a first sync with --publish,
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let files = Self.files(mirror)
+            var counts = try await store.counts()
+            // then every file went up once, with no listing of the bucket,
+            #expect(counts["PUT"] == files.count, "\(counts) for \(files.count) files")
+            #expect(counts["LIST"] == nil)
+            #expect(first.stderr.contains("→ s3://gallery/site/ (\(files.count) uploaded, 0 deleted)"), "\(first.stderr)")
+            // and a visitor reads the site from the bucket, typed and cached as it should be.
+            let index = try await store.anonymousGet("site/index.html")
+            #expect(index.status == 200)
+            #expect(index.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(index.headers["cache-control"] == "public, max-age=60")
+            let manifest = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
+            let image = try #require(manifest.items.first)
+            let object = try await store.anonymousGet("site/\(image.path)")
+            #expect(object.status == 200)
+            #expect(object.headers["content-type"] == image.contentType)
+            #expect(object.headers["cache-control"] == "public, max-age=31536000, immutable")
+            #expect(sha256Hex(Array(object.body)) == image.sha256)
+            let verified = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(verified.status == 0, "\(verified.stderr)")
+            #expect(verified.stderr.contains("verified \(manifest.items.count) objects"), "\(verified.stderr)")
+            // The target is saved with the settings; the credentials are not.
+            let settings = try String(
+                contentsOf: mirror.appendingPathComponent(".catalog-mirror/settings.json"), encoding: .utf8)
+            #expect(settings.contains("s3://gallery/site"))
+            #expect(!settings.contains(SeaweedFS.secretKey) && !settings.contains(SeaweedFS.accessKey))
+
+            // When nothing changed, the cron form sends no PUT, no LIST and no DELETE.
+            try await store.resetCounts()
+            let noOp = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            #expect(noOp.status == 0, "\(noOp.stderr)")
+            counts = try await store.counts()
+            let noOpRequests = try await store.requests()
+            #expect(counts["PUT"] == nil && counts["LIST"] == nil && counts["DELETE"] == nil, "\(noOpRequests)")
+
+            // When one image of twelve changes, its new object goes up with the pages that show
+            // it and the manifest, and the old object is deleted.
+            try await store.resetCounts()
+            server.update { catalog in
+                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
+                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 7)
+            }
+            let changed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            #expect(changed.status == 0, "\(changed.stderr)")
+            counts = try await store.counts()
+            let put = counts["PUT"] ?? 0
+            let changeRequests = try await store.requests()
+            #expect(put >= 2 && put < files.count / 2, "\(changeRequests) of \(files.count) files")
+            #expect(counts["DELETE"] == 1, "\(counts)")
+            #expect(counts["LIST"] == nil)
+
+            // When an image leaves the gallery, its object is deleted from the bucket.
+            try await store.resetCounts()
+            let before = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
+            server.update { $0.entries.removeLast() }
+            let removed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            #expect(removed.status == 0, "\(removed.stderr)")
+            let after = try Manifest.read(from: mirror.appendingPathComponent("manifest.json"))
+            let gone = Set(before.items.map(\.path)).subtracting(after.items.map(\.path))
+            #expect(!gone.isEmpty)
+            for path in gone { #expect(try await store.anonymousGet("site/\(path)").status == 404, "\(path)") }
+            counts = try await store.counts()
+            #expect(counts["DELETE"] == gone.count, "\(counts)")
+            let served = try await store.anonymousGet("site/manifest.json")
+            #expect(served.body == (try Data(contentsOf: mirror.appendingPathComponent("manifest.json"))))
+            let again = try await Binary.run(["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(again.status == 0, "\(again.stderr)")
+        }
+    }
+
+    @Test("a failed upload fails the run naming the object; the bucket keeps serving the last mirror; the next run finishes")
+    func failedUploadKeepsTheLastMirror() async throws {
+        try await withStore { store, server, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let servedBefore = try await store.anonymousGet("site/manifest.json").body
+
+            // Given a change whose new image the store refuses (500 on every try),
+            server.update { catalog in
+                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
+                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 3)
+            }
+            try await store.failPuts(matching: "/images/")
+            let failed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            // the run fails with exit 1 and one line naming the object,
+            #expect(failed.status == 1, "\(failed.stderr)")
+            let line = failed.stderr.split(separator: "\n").first { $0.contains("error:") }.map(String.init) ?? ""
+            #expect(line.contains("publishing to s3://gallery/site/ failed"), "\(failed.stderr)")
+            #expect(line.contains("s3://gallery/site/images/"), "\(line)")
+            // and the bucket still serves the last complete mirror: its manifest, every image it names.
+            #expect(try await store.anonymousGet("site/manifest.json").body == servedBefore)
+            let verified = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(verified.status == 0, "\(verified.stderr)")
+
+            // When the store takes uploads again, the cron form finishes the publish.
+            try await store.failPuts(matching: nil)
+            try await store.resetCounts()
+            let finished = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            #expect(finished.status == 0, "\(finished.stderr)")
+            #expect(
+                try await store.anonymousGet("site/manifest.json").body
+                    == (try Data(contentsOf: mirror.appendingPathComponent("manifest.json"))))
+            let counts = try await store.counts()
+            #expect((counts["PUT"] ?? 0) >= 2, "\(counts)")
+            let again = try await Binary.run(["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(again.status == 0, "\(again.stderr)")
+        }
+    }
+
+    @Test("refused credentials: exit 2, one line, nothing written to the bucket or the disk")
+    func refusedCredentials() async throws {
+        try await withStore { store, _, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            var environment = store.environment
+            environment["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+            let result = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: environment)
+            #expect(result.status == 2, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(result.stderr)")
+            #expect(lines.first?.contains("refused the credentials") == true, "\(result.stderr)")
+            #expect(!result.stderr.contains("not-the-secret"))
+            #expect(!FileManager.default.fileExists(atPath: mirror.path))
+            #expect(try await store.counts()["PUT"] == nil)
+        }
+    }
+
+    @Test("a worker with an empty disk sends no image the bucket's manifest already holds")
+    func workerWithAnEmptyDisk() async throws {
+        try await withStore { store, _, url, directory in
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--out", directory.appendingPathComponent("a").path, "--publish", Self.target],
+                in: directory, environment: store.environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            try await store.resetCounts()
+            let worker = directory.appendingPathComponent("b")
+            let second = try await Binary.run(
+                ["sync", url.absoluteString, "--out", worker.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(second.status == 0, "\(second.stderr)")
+            let counts = try await store.counts()
+            let images = try Manifest.read(from: worker.appendingPathComponent("manifest.json")).items.count
+            let pages = Self.files(worker).count - images
+            #expect((counts["PUT"] ?? 0) <= pages, "\(counts): \(images) images, \(pages) other files")
+            #expect(counts["LIST"] == nil)
+            let verified = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(verified.status == 0, "\(verified.stderr)")
+        }
+    }
+
+    @Test("a visitor reading the bucket during a publish never meets a missing image")
+    func readerDuringAPublish() async throws {
+        try await withStore { store, server, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            // Given a publish that replaces half the images and deletes two, slowed down,
+            server.update { catalog in
+                for index in stride(from: 0, to: 10, by: 2) {
+                    catalog.entries[index].bytes = Rendition.of(catalog.entries[index].bytes, 5)
+                }
+                catalog.entries.removeLast(2)
+            }
+            try await store.delayPuts(milliseconds: 40)
+            let finished = Finished()
+            let sync = Task {
+                defer { finished.set() }
+                return try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            }
+            // a visitor who reads the manifest and the home page and then every image they name
+            var rounds = 0
+            var missing: [String] = []
+            repeat {
+                let manifest = try await store.anonymousGet("site/manifest.json")
+                let page = try await store.anonymousGet("site/index.html")
+                var paths = Set<String>()
+                if let decoded = try? JSONCoding.decode(Manifest.self, from: manifest.body) {
+                    paths.formUnion(decoded.items.map(\.path))
+                }
+                paths.formUnion(Self.imageReferences(in: String(decoding: page.body, as: UTF8.self)))
+                for path in paths.sorted() {
+                    let status = try await store.anonymousGet("site/\(path)").status
+                    guard status != 200 else { continue }
+                    // An image deleted after this visitor read its page: a fault only if the
+                    // bucket still serves a page or manifest that names it.
+                    let pageNow = try await store.anonymousGet("site/index.html").body
+                    let manifestNow = try await store.anonymousGet("site/manifest.json").body
+                    let named =
+                        Self.imageReferences(in: String(decoding: pageNow, as: UTF8.self)).contains(path)
+                        || ((try? JSONCoding.decode(Manifest.self, from: manifestNow))?.items.contains { $0.path == path }
+                            ?? false)
+                    if named { missing.append("\(path): \(status)") }
+                }
+                rounds += 1
+            } while !finished.isSet
+            let result = try await sync.value
+            #expect(result.status == 0, "\(result.stderr)")
+            // never meets one missing.
+            #expect(missing.isEmpty, "\(missing)")
+            #expect(rounds > 1)
+        }
+    }
+
+    @Test("an upload the store refuses twice is retried and the run succeeds")
+    func retriedUpload() async throws {
+        try await withStore { store, _, url, directory in
+            // Given a store whose first two PUTs of manifest.json answer 500,
+            try await store.failPuts(matching: "manifest.json", times: 2)
+            let result = try await Binary.run(
+                ["sync", url.absoluteString, "--out", directory.appendingPathComponent("mirror").path, "--publish", Self.target],
+                in: directory, environment: store.environment)
+            // the run retries it and exits 0,
+            #expect(result.status == 0, "\(result.stderr)")
+            let requests = try await store.requests()
+            #expect(requests.filter { $0 == "PUT /gallery/site/manifest.json" }.count == 3, "\(requests)")
+            // and the bucket serves it.
+            #expect(try await store.anonymousGet("site/manifest.json").status == 200)
+        }
+    }
+
+    @Test("verify --publish: exit 1 naming an object that differs or is missing")
+    func verifyFindsMismatches() async throws {
+        try await withStore { store, _, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            let first = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let items = try Manifest.read(from: mirror.appendingPathComponent("manifest.json")).items
+            // Given one object overwritten with other bytes and one deleted behind the tool's back,
+            #expect(try await store.put("site/\(items[0].path)", Data("not the image".utf8)) == 200)
+            #expect(try await store.signedRequest("DELETE", path: "/gallery/site/\(items[1].path)", port: store.s3Port) == 204)
+            let result = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            // verify exits 1 and names both.
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("s3://gallery/site/\(items[0].path):"), "\(result.stderr)")
+            #expect(result.stderr.contains("s3://gallery/site/\(items[1].path): missing"), "\(result.stderr)")
+            // A bucket with no manifest.json is exit 2.
+            let empty = try await Binary.run(
+                ["verify", "--publish", "s3://gallery/nothing-here"], in: directory, environment: store.environment)
+            #expect(empty.status == 2, "\(empty.stderr)")
+        }
+    }
+
+    /// The `images/...` paths an HTML page of the mirror's root names.
+    static func imageReferences(in html: String) -> Set<String> {
+        var found = Set<String>()
+        var rest = html[...]
+        while let range = rest.range(of: "images/") {
+            let tail = rest[range.lowerBound...]
+            let end = tail.firstIndex { "\"' ,)\n".contains($0) } ?? tail.endIndex
+            found.insert(String(tail[..<end]))
+            rest = rest[end...]
+        }
+        return found
+    }
+}
+
+/// Set once, when a process the test started has finished.
+final class Finished: Sendable {
+    private let flag = Mutex(false)
+
+    func set() { flag.withLock { $0 = true } }
+
+    var isSet: Bool { flag.withLock { $0 } }
+}
