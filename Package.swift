@@ -261,6 +261,10 @@ let package = Package(
         ),
         // The shared values' own tests: keys, the manifest, the JSON writer, text search.
         .testTarget(name: "MirrorCoreTests", dependencies: ["MirrorCore"]),
+        // The document readers' own tests: pages streamed, scripts, listings, photo sets.
+        .testTarget(name: "MirrorMarkupTests", dependencies: ["MirrorMarkup", "MirrorCore"]),
+        // The validator chain's and robots.txt's own tests.
+        .testTarget(name: "MirrorValidateTests", dependencies: ["MirrorValidate", "MirrorCore"]),
         // The transport's own tests: MirrorFetch and MirrorCore alone (no store, no SQLite).
         .testTarget(name: "MirrorFetchTests", dependencies: ["MirrorFetch", "MirrorCore"]),
         // The pixel matcher on real photographs (Fixtures/, made by Fixtures/make.py).

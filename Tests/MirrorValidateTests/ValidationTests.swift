@@ -1,7 +1,6 @@
 import Synchronization
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorCore
 @testable import MirrorValidate
 

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorMarkup
 
 /// Which references a document shows as images and which it only suggests (`isGuess`), and

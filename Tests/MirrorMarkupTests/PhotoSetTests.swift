@@ -1,6 +1,5 @@
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorMarkup
 
 @Suite("The photos of one record")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorCore
 @testable import MirrorValidate
 

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorMarkup
 
 @Suite("JavaScript tokens and literals")

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorMarkup
 
 /// Issue 45: what a photo's own page says of its photo (SPEC "Titles and albums"), what a script

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import CatalogMirror
 @testable import MirrorMarkup
 
 /// Issue 28: a page is read as a stream of libxml2 SAX events (`PageStream`), with no tree, and
