@@ -46,6 +46,17 @@ struct PublishTests {
 
     static let target = "s3://gallery/site"
 
+    /// `sync URL --out OUT --publish target` against `store`, expected to succeed: the first
+    /// publish most tests start from. Returns the run, for what its output says.
+    @discardableResult
+    func publish(_ url: URL, out: URL, store: SeaweedFS, in directory: URL) async throws -> Binary.Result {
+        let run = try await Binary.run(
+            ["sync", url.absoluteString, "--out", out.path, "--publish", Self.target], in: directory,
+            environment: store.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        return run
+    }
+
     @Test(
         "a first publish sends every file; a no-op sends no PUT and no LIST; a change sends what changed; a deletion deletes last"
     )
@@ -53,10 +64,7 @@ struct PublishTests {
         try await withStore { store, server, url, directory in
             let mirror = directory.appendingPathComponent("mirror")
             // Given a first sync with --publish,
-            let first = try await Binary.run(
-                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
-                environment: store.environment)
-            #expect(first.status == 0, "\(first.stderr)")
+            let first = try await publish(url, out: mirror, store: store, in: directory)
             let files = Self.files(mirror)
             var counts = try await store.counts()
             // then every file went up once, with no listing of the bucket,
@@ -132,10 +140,7 @@ struct PublishTests {
     func failedUploadKeepsTheLastMirror() async throws {
         try await withStore { store, server, url, directory in
             let mirror = directory.appendingPathComponent("mirror")
-            let first = try await Binary.run(
-                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
-                environment: store.environment)
-            #expect(first.status == 0, "\(first.stderr)")
+            try await publish(url, out: mirror, store: store, in: directory)
             let servedBefore = try await store.anonymousGet("site/manifest.json").body
 
             // Given a change whose new image the store refuses (500 on every try),
@@ -193,10 +198,7 @@ struct PublishTests {
     @Test("a worker with an empty disk sends no image the bucket's manifest already holds")
     func workerWithAnEmptyDisk() async throws {
         try await withStore { store, _, url, directory in
-            let first = try await Binary.run(
-                ["sync", url.absoluteString, "--out", directory.appendingPathComponent("a").path, "--publish", Self.target],
-                in: directory, environment: store.environment)
-            #expect(first.status == 0, "\(first.stderr)")
+            try await publish(url, out: directory.appendingPathComponent("a"), store: store, in: directory)
             try await store.resetCounts()
             let worker = directory.appendingPathComponent("b")
             let second = try await Binary.run(
@@ -218,10 +220,7 @@ struct PublishTests {
     func readerDuringAPublish() async throws {
         try await withStore { store, server, url, directory in
             let mirror = directory.appendingPathComponent("mirror")
-            let first = try await Binary.run(
-                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
-                environment: store.environment)
-            #expect(first.status == 0, "\(first.stderr)")
+            try await publish(url, out: mirror, store: store, in: directory)
             // Given a publish that replaces half the images and deletes two, slowed down,
             server.update { catalog in
                 for index in stride(from: 0, to: 10, by: 2) {
@@ -290,10 +289,7 @@ struct PublishTests {
     func verifyFindsMismatches() async throws {
         try await withStore { store, _, url, directory in
             let mirror = directory.appendingPathComponent("mirror")
-            let first = try await Binary.run(
-                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
-                environment: store.environment)
-            #expect(first.status == 0, "\(first.stderr)")
+            try await publish(url, out: mirror, store: store, in: directory)
             let items = try Manifest.read(from: mirror.appendingPathComponent("manifest.json")).items
             // Given one object overwritten with other bytes and one deleted behind the tool's back,
             #expect(try await store.put("site/\(items[0].path)", Data("not the image".utf8)) == 200)
