@@ -40,6 +40,9 @@ package struct BucketPublisher: Sendable {
         var object: BucketState.Object
         var contentType: String
         var cacheControl: String
+        /// False for an image the manifest names that is not on this disk (a worker that keeps
+        /// no disk confirmed it without downloading it): it can only stay as the bucket has it.
+        var onDisk = true
     }
 
     package let client: S3Client
@@ -66,7 +69,19 @@ package struct BucketPublisher: Sendable {
         let files = try mirrorFiles(manifest)
         var state = try await startingState()
         var summary = Summary()
-        let changed = files.filter { state.objects[$0.path] != $0.object }
+        var changed = files.filter { state.objects[$0.path] != $0.object }
+        if state.seeded {
+            state.seeded = false
+            // Started from the bucket's manifest, which names images only: a page (or the
+            // manifest) the bucket may already hold as it is here is asked about first, with a
+            // HEAD, rather than sent again.
+            changed = await unlessHeld(changed, state: &state)
+        }
+        if let absent = changed.first(where: { !$0.onDisk }) {
+            throw ObjectStoreError(
+                .failed,
+                "\(absent.path) is named by the manifest but is neither on this disk nor in the bucket with its bytes")
+        }
         let images = changed.filter { $0.cacheControl == ObjectMetadata.immutable }
         let others = changed.filter { $0.cacheControl != ObjectMetadata.immutable && $0.path != "manifest.json" }
         let manifestFile = changed.filter { $0.path == "manifest.json" }
@@ -81,8 +96,8 @@ package struct BucketPublisher: Sendable {
         return summary
     }
 
-    /// The saved state for this target; else what the bucket's `manifest.json` says it holds;
-    /// else nothing.
+    /// The saved state for this target; else what the bucket's `manifest.json` says it holds
+    /// (`BucketState.seeded`); else nothing.
     func startingState() async throws(ObjectStoreError) -> BucketState {
         if let saved = BucketState.read(stateFile, target: stateTarget) { return saved }
         guard let data = try await client.get(client.target.key("manifest.json")),
@@ -91,8 +106,41 @@ package struct BucketPublisher: Sendable {
         return BucketState.seeded(from: manifest, target: stateTarget)
     }
 
+    /// The uploads of `uploads` the bucket does not already hold as they are: each file that
+    /// is not an image and that `state` does not know is asked about with a HEAD (its size and
+    /// `x-amz-meta-sha256`, which every upload carries), `configuration.concurrency` at a time,
+    /// and one held is added to `state` instead of being sent. A HEAD that fails leaves its
+    /// file to be sent.
+    func unlessHeld(_ uploads: [Upload], state: inout BucketState) async -> [Upload] {
+        let asked = uploads.filter { $0.cacheControl != ObjectMetadata.immutable && state.objects[$0.path] == nil }
+        guard !asked.isEmpty else { return uploads }
+        var held = Set<String>()
+        await withTaskGroup(of: (Upload, Bool).self) { group in
+            var pending = asked.makeIterator()
+            for _ in 0..<max(1, configuration.concurrency) {
+                guard let upload = pending.next() else { break }
+                group.addTask { (upload, await self.bucketHolds(upload)) }
+            }
+            while let (upload, holds) = await group.next() {
+                if holds {
+                    held.insert(upload.path)
+                    state.objects[upload.path] = upload.object
+                }
+                if let next = pending.next() { group.addTask { (next, await self.bucketHolds(next)) } }
+            }
+        }
+        return uploads.filter { !held.contains($0.path) }
+    }
+
+    /// True when the bucket's object for `upload` has its size and SHA-256.
+    private func bucketHolds(_ upload: Upload) async -> Bool {
+        guard let head = try? await client.head(client.target.key(upload.path)) else { return false }
+        return head.bytes == upload.object.bytes && head.sha256 == upload.object.sha256
+    }
+
     /// Every file of the mirror outside `.catalog-mirror/`: images with the manifest's hash,
-    /// size and type, the rest hashed here.
+    /// size and type, the rest hashed here; and each image the manifest names that is not on
+    /// this disk (`Upload.onDisk`), as the manifest describes it.
     func mirrorFiles(_ manifest: Manifest) throws(ObjectStoreError) -> [Upload] {
         var images: [String: Manifest.Item] = [:]
         for item in manifest.items { images[item.path] = item }
@@ -117,7 +165,7 @@ package struct BucketPublisher: Sendable {
                     Upload(
                         path: next, object: .init(sha256: Self.contentHash(of: manifest), bytes: status.size),
                         contentType: ObjectMetadata.contentType(ofPath: next), cacheControl: ObjectMetadata.shortLived))
-            } else if let item = images[next] {
+            } else if let item = images.removeValue(forKey: next) {
                 uploads.append(
                     Upload(
                         path: next, object: .init(sha256: item.sha256, bytes: item.bytes), contentType: item.contentType,
@@ -131,6 +179,12 @@ package struct BucketPublisher: Sendable {
                         path: next, object: .init(sha256: hash, bytes: status.size),
                         contentType: ObjectMetadata.contentType(ofPath: next), cacheControl: ObjectMetadata.shortLived))
             }
+        }
+        for (path, item) in images {
+            uploads.append(
+                Upload(
+                    path: path, object: .init(sha256: item.sha256, bytes: item.bytes), contentType: item.contentType,
+                    cacheControl: ObjectMetadata.immutable, onDisk: false))
         }
         return uploads.sorted { $0.path < $1.path }
     }

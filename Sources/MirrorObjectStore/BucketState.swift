@@ -20,10 +20,24 @@ package struct BucketState: Codable, Sendable, Equatable {
     package var target: String
     /// Path → object.
     package var objects: [String: Object]
+    /// True for a state read from the bucket's `manifest.json` (`seeded(from:target:)`), which
+    /// names its images only: the publish asks the bucket about the other files (a HEAD each)
+    /// before it sends them. False once a publish has saved what it knows.
+    package var seeded = false
 
-    package init(target: String, objects: [String: Object] = [:]) {
+    package init(target: String, objects: [String: Object] = [:], seeded: Bool = false) {
         self.target = target
         self.objects = objects
+        self.seeded = seeded
+    }
+
+    private enum CodingKeys: String, CodingKey { case target, objects, seeded }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        target = try container.decode(String.self, forKey: .target)
+        objects = try container.decode([String: Object].self, forKey: .objects)
+        seeded = try container.decodeIfPresent(Bool.self, forKey: .seeded) ?? false
     }
 
     /// The name of the file under `.catalog-mirror/`.
@@ -50,6 +64,6 @@ package struct BucketState: Codable, Sendable, Equatable {
     package static func seeded(from manifest: Manifest, target: String) -> BucketState {
         var objects: [String: Object] = [:]
         for item in manifest.items { objects[item.path] = Object(sha256: item.sha256, bytes: item.bytes) }
-        return BucketState(target: target, objects: objects)
+        return BucketState(target: target, objects: objects, seeded: true)
     }
 }

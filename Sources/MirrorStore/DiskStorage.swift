@@ -46,10 +46,16 @@ import MirrorEmbedded
     private var publication: Publication
     /// `tmp/` as a path, for `downloadDirectory`.
     private nonisolated let temporaryPath: String
+    /// What the mirror's copy elsewhere (its bucket) holds: an image whose file is not on this
+    /// disk but is there counts as stored (`PublishedCopies`).
+    package nonisolated let copies: PublishedCopies
 
-    nonisolated init(layout: MirrorLayout, readOnly: Bool = false, state: StateDatabase) {
+    nonisolated init(
+        layout: MirrorLayout, readOnly: Bool = false, state: StateDatabase, copies: PublishedCopies = PublishedCopies()
+    ) {
         self.layout = layout
         self.readOnly = readOnly
+        self.copies = copies
         rows = RowIndex(database: state, rootPath: layout.root.path)
         publication = Publication(layout: layout, readOnly: readOnly)
         temporaryPath = layout.temporary.path
@@ -119,6 +125,7 @@ import MirrorEmbedded
         switch PreviousManifest.load(from: layout.manifest) {
         case .missing:
             previousManifest = nil
+            try startFromCopy()
         case .read(let manifest):
             previousManifest = manifest
         case .damaged(let problem):
@@ -140,6 +147,21 @@ import MirrorEmbedded
                         : "the last run was read from the index instead (\(published.count) images)")
                     + ", and a new one is written\(aside)")
         }
+    }
+
+    /// With no manifest on this disk (an empty `--out`) and a copy that has one
+    /// (`PublishedCopies.manifest`), the run starts from the copy's: it is the last run's
+    /// manifest, and the index is given a row for each item the copy holds (a row this index
+    /// already has wins), so every one is revalidated rather than downloaded; what the copy's
+    /// manifest says of renditions answers their pairs of pixels, unless the index has answers.
+    private func startFromCopy() throws(StoreError) {
+        guard let (url, manifest) = copies.manifest, case .read(let last) = PreviousManifest.load(from: url) else { return }
+        previousManifest = last
+        guard !readOnly else { return }
+        let seeded = copies.rows(of: manifest)
+        let found = try rows.isEmpty() ? [:] : try rows.rows(of: seeded.map(\.key))
+        try rows.write(seeded.filter { found[$0.key.string] == nil })
+        if try rows.pixelAnswers().isEmpty { try rows.replacePixelAnswers(PublishedCopies.pixelAnswers(of: manifest)) }
     }
 
     /// What the store repaired this run, one line each, for the run's warnings.
@@ -178,7 +200,7 @@ import MirrorEmbedded
     /// The line that says which files `items` name are not in the mirror with their size, or
     /// nil when every one is (`Publication.missingFiles(of:in:)`).
     package nonisolated func missingFiles(of items: ItemTable) -> String? {
-        Publication.missingFiles(of: items, in: layout)
+        Publication.missingFiles(of: items, in: layout, heldBy: copies)
     }
 
     /// True when the index holds a row (queued rows are written first): what a run that stops
@@ -211,7 +233,7 @@ import MirrorEmbedded
         guard let stored = row else { return nil }
         let path = publication.path(of: stored)
         let status = FileSystem.status(atPath: path)
-        if stored.isHeld(by: status) { return stored }
+        if stored.isHeld(by: status) || (status == nil && copies.holds(stored)) { return stored }
         // The right size with another modification time: written since it was stored (by hand,
         // or copied back from a backup by a tool that sets times). The bytes decide, once; the
         // new time is kept with the row so the next run need not hash it again.
@@ -254,16 +276,18 @@ import MirrorEmbedded
         // The row as the database holds it: read from it, or waiting with a new time only.
         let asInDatabase = rows.isWrittenButForLastChecked(key)
         var checkedOnly = stored
-        if stored.fileModified == nil {
+        // An image held by the mirror's copy elsewhere and not on this disk has no file to read.
+        let onDisk = copies.files.isEmpty || FileSystem.status(atPath: publication.path(of: stored)) != nil
+        if onDisk, stored.fileModified == nil {
             // A row from before the time was kept: it is taken now, from the file just found whole.
             stored.fileModified = FileSystem.status(atPath: publication.path(of: stored))?.modified
         }
-        if stored.dimensions == nil {
+        if onDisk, stored.dimensions == nil {
             // A row from before sizes were kept: read from the file's header (its first 4 KB and
             // a few small reads), so a mirror gains them without downloading anything again.
             stored.dimensions = ImageHeader.dimensions(ofFileAtPath: publication.path(of: stored))
         }
-        if stored.embedded == nil || (stored.embedded?.locationWithheld == true && !withholdsLocation) {
+        if onDisk, stored.embedded == nil || (stored.embedded?.locationWithheld == true && !withholdsLocation) {
             // A row from before metadata was kept, or kept without the position a run with
             // `--strip-location` withheld: read from the file's header blocks again.
             stored.embedded = EmbeddedMetadataReader.read(fileAtPath: publication.path(of: stored))
@@ -346,7 +370,11 @@ import MirrorEmbedded
         let previous = try rows.record(request.key)
         // A stored file that is no longer as stored (deleted, truncated or changed by hand) is
         // replaced by this download, under its name, even when the bytes are the ones stored.
-        let previousIsHeld = previous.map { $0.isHeld(by: FileSystem.status(atPath: publication.path(of: $0))) } ?? false
+        let previousIsHeld =
+            previous.map { previous in
+                let status = FileSystem.status(atPath: publication.path(of: previous))
+                return previous.isHeld(by: status) || (status == nil && copies.holds(previous))
+            } ?? false
         if let previous, previous.sha256 == file.sha256, previousIsHeld {
             // Same bytes as the stored file: keep it and its name; drop the download.
             unlink(file.temporaryPath)

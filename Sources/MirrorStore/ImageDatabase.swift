@@ -18,15 +18,18 @@ import MirrorCore
     /// directories, opens its state database (taking in an older version's JSON state the first
     /// time, and rebuilding a damaged one: `StateDatabase.openRepairing`), settles what an
     /// interrupted run left (`DiskStorage.setUp()`), and returns it.
-    /// Tests point it at temporary directories.
-    @ImageDatabase static func open(_ layout: MirrorLayout, readOnly: Bool = false) throws(StoreError) -> DiskStorage {
+    /// Tests point it at temporary directories. `copies`: what the mirror's copy elsewhere (its
+    /// bucket) holds (`PublishedCopies`).
+    @ImageDatabase static func open(
+        _ layout: MirrorLayout, readOnly: Bool = false, copies: PublishedCopies = PublishedCopies()
+    ) throws(StoreError) -> DiskStorage {
         let path = layout.root.path
         guard openStores[path] == nil else {
             throw StoreError(.inUse, "\(path) is already open in this process; one sync per mirror at a time")
         }
         try DiskStorage.prepareDirectories(layout, readOnly: readOnly)
         let (state, repaired) = try StateDatabase.openRepairing(layout, readOnly: readOnly, now: Date())
-        let storage = DiskStorage(layout: layout, readOnly: readOnly, state: state)
+        let storage = DiskStorage(layout: layout, readOnly: readOnly, state: state, copies: copies)
         if let repaired { storage.warnings.append(repaired) }
         do {
             try storage.setUp()
@@ -47,10 +50,11 @@ import MirrorCore
     /// closed on every path before the caller acts on them (for example by removing the
     /// directories a failed first run created).
     /// - Throws: `StoreError` when the store cannot be opened; `body` has not run.
-    public static func withStore<Result>(
-        _ layout: MirrorLayout, readOnly: Bool = false, _ body: (DiskStorage) async -> Result
+    package static func withStore<Result>(
+        _ layout: MirrorLayout, readOnly: Bool = false, copies: PublishedCopies = PublishedCopies(),
+        _ body: (DiskStorage) async -> Result
     ) async throws(StoreError) -> Result {
-        let storage = try await open(layout, readOnly: readOnly)
+        let storage = try await open(layout, readOnly: readOnly, copies: copies)
         let result = await body(storage)
         await close(storage)
         return result

@@ -246,12 +246,18 @@ import MirrorCore
     /// mirror at `layout` with their size, or nil when every one is: checked after the images
     /// are published and before any page or the manifest names them, so a run never publishes
     /// a reference to nothing (a file deleted while the run went on is downloaded again by the
-    /// next one).
-    nonisolated static func missingFiles(of items: ItemTable, in layout: MirrorLayout) -> String? {
+    /// next one). A file the mirror's copy elsewhere holds with its bytes (`copies`) is not
+    /// missing: that copy is what is served.
+    nonisolated static func missingFiles(
+        of items: ItemTable, in layout: MirrorLayout, heldBy copies: PublishedCopies = PublishedCopies()
+    ) -> String? {
         let root = layout.root.path + "/"
         var missing: [String] = []
-        for index in items.indices where FileSystem.size(atPath: root + items.path(at: index)) != items.bytes(at: index) {
-            missing.append(items.path(at: index))
+        for index in items.indices {
+            let (path, bytes) = (items.path(at: index), items.bytes(at: index))
+            guard FileSystem.size(atPath: root + path) != bytes else { continue }
+            if copies.holds(path: path, sha256: items.sha256(at: index), bytes: bytes) { continue }
+            missing.append(path)
         }
         guard let first = missing.first else { return nil }
         let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""

@@ -68,11 +68,82 @@ public struct BucketPublishing: Sendable {
                 return try await publisher.publish(manifest)
             }
             report.bucket = .init(target: target.description, uploaded: summary.uploaded, deleted: summary.deleted)
+        } catch  where Task.isCancelled {
+            // SIGINT or SIGTERM during the upload: what went up is remembered, nothing was deleted.
+            report.exitStatus = ExitStatus.cancelled
+            report.error =
+                "publishing to \(target) was interrupted: the bucket keeps serving its last complete mirror, and the next run sends the rest"
         } catch {
             report.exitStatus = max(report.exitStatus, error.exitStatus == 2 ? 2 : 1)
             report.error = "publishing to \(target) failed: \(error.description)"
         }
         return report
+    }
+
+    /// What the bucket holds, for the store (`PublishedCopies`): from the state saved beside
+    /// the mirror at `output`, or, without one, from the bucket's `manifest.json`. When the
+    /// mirror has no manifest of its own (an empty `--out`: a worker that keeps no disk), the
+    /// bucket's is saved in `.catalog-mirror/` for the run to start from: its items are
+    /// revalidated with their validators, not downloaded again. A bucket that cannot be read
+    /// gives nothing (every image is then downloaded, as on a first run) and one line saying so.
+    func copies(output: URL) async -> (copies: PublishedCopies, warning: String?) {
+        let layout = MirrorLayout(root: output)
+        let hasManifest = FileManager.default.fileExists(atPath: layout.manifest.path)
+        let stateFile = layout.state.appendingPathComponent(BucketState.fileName)
+        do throws(ObjectStoreError) {
+            return try await withClient { client throws(ObjectStoreError) in
+                let publisher = BucketPublisher(client: client, root: layout.root, stateFile: stateFile)
+                let saved = BucketState.read(stateFile, target: publisher.stateTarget)
+                if let saved, hasManifest { return (Self.copies(saved), nil) }
+                guard let data = try await client.get(target.key("manifest.json")) else {
+                    return (saved.map(Self.copies) ?? PublishedCopies(), nil)
+                }
+                guard let manifest = try? JSONCoding.decode(Manifest.self, from: data) else {
+                    return (
+                        saved.map(Self.copies) ?? PublishedCopies(),
+                        "the bucket's manifest.json (\(target)) is not a manifest this version reads: every image is downloaded"
+                    )
+                }
+                // Kept for the publish at the end (`BucketPublisher.startingState`), which then
+                // neither fetches nor reads the bucket's manifest again.
+                let state = saved ?? BucketState.seeded(from: manifest, target: publisher.stateTarget)
+                if saved == nil { try? state.write(to: stateFile) }
+                var copies = Self.copies(state)
+                if !hasManifest {
+                    let file = layout.state.appendingPathComponent(Self.startingManifest)
+                    do {
+                        try data.write(to: file, options: .atomic)
+                        copies.manifest = (file, manifest)
+                    } catch {
+                        return (copies, "cannot save the bucket's manifest.json to \(file.path): every image is downloaded")
+                    }
+                }
+                return (copies, nil)
+            }
+        } catch {
+            return (PublishedCopies(), "cannot read what \(target) holds (\(error.description)): every image is downloaded")
+        }
+    }
+
+    /// Writes the bucket's object at `path` (relative to the mirror's root) to `file` when its
+    /// bytes hash to `sha256`: an image this disk does not hold, for its pixels. False when it
+    /// cannot be read or is not those bytes (nothing is left at `file` then).
+    func fetch(_ path: String, sha256: String, to file: URL) async -> Bool {
+        let data = try? await withClient { client throws(ObjectStoreError) in try await client.get(target.key(path)) }
+        guard let data = data ?? nil, (try? data.write(to: file, options: .atomic)) != nil else { return false }
+        guard FileSystem.sha256(atPath: file.path) == sha256 else {
+            try? FileManager.default.removeItem(at: file)
+            return false
+        }
+        return true
+    }
+
+    /// The name under `.catalog-mirror/` of the bucket's `manifest.json`, saved for a run that
+    /// starts from it.
+    static let startingManifest = "bucket-manifest.json"
+
+    private static func copies(_ state: BucketState) -> PublishedCopies {
+        PublishedCopies(files: state.objects.mapValues { PublishedCopies.File(sha256: $0.sha256, bytes: $0.bytes) })
     }
 
     /// Checks each object the bucket's `manifest.json` names (`catalog-mirror verify --publish`):

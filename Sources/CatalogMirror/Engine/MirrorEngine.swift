@@ -68,11 +68,19 @@ public struct MirrorEngine: Sendable {
         let prepared = try await RunPreparation(configuration: configuration, progress: progress).prepare(clients: clients)
         // One sync per mirror: the lock is held until the run is over.
         defer { withExtendedLifetime(prepared.lock) {} }
+        // What the bucket holds counts as stored: a worker that keeps no disk revalidates it.
+        var copies = PublishedCopies()
+        if let bucket = configuration.bucket, !configuration.dryRun {
+            let (held, warning) = await bucket.copies(output: configuration.output)
+            copies = held
+            if let warning { configuration.logger.warning("\(warning)") }
+        }
         // The store is open for exactly this scope; a failure inside it closes the store
         // first, and only then removes what this run created, if it keeps nothing.
         let mirrored: Result<RunReport, Stop>
         do {
-            mirrored = try await ImageDatabase.withStore(prepared.layout, readOnly: configuration.dryRun) { storage in
+            mirrored = try await ImageDatabase.withStore(prepared.layout, readOnly: configuration.dryRun, copies: copies) {
+                storage in
                 let result = await mirror(prepared, into: storage, clients: clients, template: template, startedAt: startedAt)
                 guard case .failure(var stop) = result else { return result }
                 stop.keepsDownloads = await storage.keepsDownloads()

@@ -17,10 +17,17 @@ struct PixelJudge {
     let storage: DiskStorage
     /// What an earlier run's pixels said of pairs, with the bytes they said it of.
     let kept: [RenditionEvidence.Pair: PixelAnswer]
+    /// Fetches an image the mirror's bucket holds and this disk does not (a worker that keeps
+    /// no disk confirmed it without downloading it) into a file, checked against its SHA-256:
+    /// how such an image is decoded when a pair asks for its pixels. Nil: no bucket.
+    let fetchHeld: (@Sendable (_ path: String, _ sha256: String, _ file: URL) async -> Bool)?
 
     /// A judge with the answers the store kept from the last run.
-    init(storage: DiskStorage) async {
+    init(
+        storage: DiskStorage, fetchHeld: (@Sendable (_ path: String, _ sha256: String, _ file: URL) async -> Bool)? = nil
+    ) async {
         self.storage = storage
+        self.fetchHeld = fetchHeld
         var kept: [RenditionEvidence.Pair: PixelAnswer] = [:]
         for answer in await storage.previousPixelAnswers() {
             guard let first = CanonicalURL(answer.first), let second = CanonicalURL(answer.second) else { continue }
@@ -46,7 +53,8 @@ struct PixelJudge {
                     ?? storage.layout.file(atRelativePath: row.path)
                 images[key] = Image(
                     file: file, sha256: row.sha256, fingerprint: row.fingerprint.flatMap(PixelFingerprint.init(hex:)),
-                    dimensions: row.dimensions)
+                    dimensions: row.dimensions,
+                    held: row.stagedName == nil && storage.copies.holds(row) ? row.path : nil)
             }
         }
         // What an earlier run's pixels said of a pair whose bytes have not changed since
@@ -87,6 +95,8 @@ struct PixelJudge {
             }
         }
         let stars = Self.stars(of: open)
+        let fetched = await fetchHeldImages(in: stars, images: &images)
+        defer { for file in fetched { try? FileManager.default.removeItem(at: file) } }
         let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var computed: [(key: CanonicalURL, sha256: String, fingerprint: String)] = []
         await withTaskGroup(of: StarResult.self) { group in
@@ -120,12 +130,33 @@ struct PixelJudge {
         return answers
     }
 
+    /// Brings the images of `stars` that only the bucket holds into `tmp/` (`fetchHeld`), and
+    /// points their `file` there; returns the files, to be removed once the stars are judged.
+    /// An image that cannot be fetched is compared as one that cannot be decoded (`unknown`).
+    private func fetchHeldImages(in stars: [Star], images: inout [CanonicalURL: Image]) async -> [URL] {
+        guard let fetchHeld else { return [] }
+        var fetched: [URL] = []
+        for key in Set(stars.flatMap { [$0.center] + $0.partners }) {
+            guard let image = images[key], let path = image.held, let file = image.file,
+                !FileManager.default.fileExists(atPath: file.path)
+            else { continue }
+            let copy = storage.layout.temporary.appendingPathComponent("held-" + image.sha256)
+            guard await fetchHeld(path, image.sha256, copy) else { continue }
+            images[key]?.file = copy
+            fetched.append(copy)
+        }
+        return fetched
+    }
+
     /// What the store says of one image of a pair.
     struct Image {
         var file: URL?
         var sha256: String
         var fingerprint: PixelFingerprint?
         var dimensions: ImageDimensions?
+        /// The image's path in the mirror's bucket, when the bucket holds it (its file may not
+        /// be on this disk: `fetchHeldImages`).
+        var held: String? = nil
     }
 
     /// Whether two images' kept fingerprints match as whole frames, their aspect ratios agreeing.

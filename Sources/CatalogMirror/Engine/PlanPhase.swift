@@ -58,7 +58,11 @@ struct PlanPhase {
         // among other photos once pixels split them): asked again, a few rounds at most.
         let judging = ContinuousClock.now
         var answers: [PixelAnswer] = []
-        let judge = grouped.unjudged.isEmpty ? nil : await PixelJudge(storage: storage)
+        var fetchHeld: (@Sendable (String, String, URL) async -> Bool)?
+        if let bucket = configuration.bucket, !configuration.dryRun {
+            fetchHeld = { path, sha256, file in await bucket.fetch(path, sha256: sha256, to: file) }
+        }
+        let judge = grouped.unjudged.isEmpty ? nil : await PixelJudge(storage: storage, fetchHeld: fetchHeld)
         for _ in 0..<3 where !grouped.unjudged.isEmpty {
             guard let judge else { break }
             answers += await judge.judge(grouped.unjudged, into: &evidence)

@@ -228,7 +228,7 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     func etag(at index: Int) -> String? { flags[index] & 1 == 0 ? nil : textField(index, 1) }
     func lastModified(at index: Int) -> String? { flags[index] & 2 == 0 ? nil : textField(index, 2) }
 
-    func sha256(at index: Int) -> String {
+    package func sha256(at index: Int) -> String {
         if let odd = oddHashes[Int32(index)] { return odd }
         return hashes[32 * index..<32 * index + 32].hexString
     }

@@ -396,7 +396,7 @@ extension Manifest.Item {
 extension Manifest.Item {
     /// The item's fields of what its file says about itself, as one value; nil when it has none.
     /// Setting it sets each of those fields (nil clears them).
-    var embedded: EmbeddedMetadata? {
+    package var embedded: EmbeddedMetadata? {
         get {
             var metadata = EmbeddedMetadata()
             metadata.taken = taken

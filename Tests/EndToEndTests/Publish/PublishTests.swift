@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Synchronization
 import Testing
 
@@ -195,21 +196,147 @@ struct PublishTests {
         }
     }
 
-    @Test("a worker with an empty disk sends no image the bucket's manifest already holds")
+    @Test(
+        "a worker with an empty disk starts from the bucket's manifest: it revalidates every image, downloads and sends only what changed"
+    )
     func workerWithAnEmptyDisk() async throws {
-        try await withStore { store, _, url, directory in
+        try await withStore { store, server, url, directory in
             try await publish(url, out: directory.appendingPathComponent("a"), store: store, in: directory)
+            let published = try Manifest.read(from: directory.appendingPathComponent("a/manifest.json"))
+
+            // Given a worker whose --out is empty, when nothing changed at the source,
             try await store.resetCounts()
+            var start = server.exchangeLog.count
             let worker = directory.appendingPathComponent("b")
             let second = try await Binary.run(
                 ["sync", url.absoluteString, "--out", worker.path, "--publish", Self.target], in: directory,
                 environment: store.environment)
             #expect(second.status == 0, "\(second.stderr)")
-            let counts = try await store.counts()
-            let images = try Manifest.read(from: worker.appendingPathComponent("manifest.json")).items.count
-            let pages = Self.files(worker).count - images
-            #expect((counts["PUT"] ?? 0) <= pages, "\(counts): \(images) images, \(pages) other files")
-            #expect(counts["LIST"] == nil)
+            // then every image was revalidated with the manifest's validators (a 304 each), none downloaded,
+            let images = server.exchangeLog.dropFirst(start).filter { $0.target.hasPrefix("/gallery/image?") }
+            #expect(images.count == published.items.count, "\(images)")
+            #expect(images.allSatisfy { $0.conditional && $0.status == 304 }, "\(images)")
+            // nothing sent (the pages it made are the bucket's, asked with a HEAD each), and no
+            // listing of the bucket;
+            var counts = try await store.counts()
+            let requests = try await store.requests()
+            #expect(counts["PUT"] == nil && counts["LIST"] == nil && counts["DELETE"] == nil, "\(requests)")
+            #expect((counts["HEAD"] ?? 0) <= Self.files(worker).count + 1, "\(counts)")
+            // its manifest is the bucket's, item for item, first-seen dates kept.
+            let kept = try Manifest.read(from: worker.appendingPathComponent("manifest.json"))
+            #expect(kept.items.map(\.key) == published.items.map(\.key))
+            #expect(kept.items.map(\.path) == published.items.map(\.path))
+            #expect(kept.items.map(\.firstSeen) == published.items.map(\.firstSeen))
+            #expect(kept.items.map(\.title) == published.items.map(\.title))
+            #expect(kept.items.map(\.variantOf) == published.items.map(\.variantOf))
+
+            // When one image changes at the source, a fresh worker downloads that one alone and sends it.
+            server.update { catalog in
+                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
+                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 7)
+            }
+            try await store.resetCounts()
+            start = server.exchangeLog.count
+            let third = directory.appendingPathComponent("c")
+            let changed = try await Binary.run(
+                ["sync", url.absoluteString, "--out", third.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(changed.status == 0, "\(changed.stderr)")
+            let bodies = server.exchangeLog.dropFirst(start).filter { $0.target.hasPrefix("/gallery/image?") && $0.status == 200 }
+            #expect(bodies.count == 1, "\(bodies)")
+            counts = try await store.counts()
+            let sent = try await store.requests().filter { $0.hasPrefix("PUT") && $0.contains("/images/") }
+            #expect(sent.count == 1, "\(sent)")
+            #expect(counts["DELETE"] == 1, "\(counts)")
+            let verified = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(verified.status == 0, "\(verified.stderr)")
+        }
+    }
+
+    @Test(
+        "a worker with an empty disk groups renditions as the disk did, fetching from the bucket only the pixels it must compare")
+    func workerGroupsRenditions() async throws {
+        try ExternalTool.require(.seaweedfs)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try await SeaweedFS.start(in: directory.url)
+        defer { store.stop() }
+        let server = TestServer()
+        // Three renditions of one photo (they match), and a photo linking another (they differ).
+        let lake = Rendition.photos[0]
+        let files: [(String, [UInt8])] = [
+            ("thumb.jpg", Rendition.of(lake, 1)), ("display.jpg", Rendition.of(lake, 2)), ("original.jpg", lake),
+            ("cover.jpg", Rendition.photos[1]), ("next.jpg", Rendition.photos[2]),
+        ]
+        try await server.run(routes: { router, _ in
+            router.get("/g/") { _, _ in
+                html(
+                    """
+                    <title>Gallery</title>
+                    <a href="display.jpg"><img src="thumb.jpg" alt="Lake" data-big="original.jpg"></a>
+                    <a href="next.jpg"><img src="cover.jpg" alt="Not the same photo"></a>
+                    """)
+            }
+            for (name, body) in files {
+                let etag = "\"\(sha256Hex(body).prefix(16))\""
+                router.get("/g/\(name)") { request, _ in
+                    if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: [.eTag: etag]) }
+                    return bytes(body, type: "image/jpeg", headers: [.eTag: etag])
+                }
+            }
+        }) { origin in
+            let disk = directory.url.appendingPathComponent("disk")
+            try await publish(URL(string: origin + "/g/")!, out: disk, store: store, in: directory.url)
+            let published = try Manifest.read(from: disk.appendingPathComponent("manifest.json"))
+            #expect(published.items.filter { $0.variantOf != nil }.count == 2, "\(published.items.map(\.key))")
+
+            try await store.resetCounts()
+            let start = server.log.count
+            let worker = directory.url.appendingPathComponent("worker")
+            let run = try await Binary.run(
+                ["sync", origin + "/g/", "--out", worker.path, "--publish", Self.target], in: directory.url,
+                environment: store.environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let kept = try Manifest.read(from: worker.appendingPathComponent("manifest.json"))
+            #expect(kept.items.map(\.key) == published.items.map(\.key))
+            #expect(kept.items.map(\.variantOf) == published.items.map(\.variantOf))
+            #expect(kept.items.map(\.path) == published.items.map(\.path))
+            // Each image was asked once, and none was written to the bucket; the pair whose
+            // pixels differ was compared again from the bucket's copies, the rest from the manifest.
+            let asked = server.log.dropFirst(start).filter { $0.hasSuffix(".jpg") }
+            #expect(asked.count == files.count, "\(asked)")
+            let requests = try await store.requests()
+            #expect(!requests.contains { $0.hasPrefix("PUT") && $0.contains("/images/") }, "\(requests)")
+            let fetched = requests.filter { $0.hasPrefix("GET") && $0.contains("/images/") }
+            #expect(fetched.count == 2, "\(requests)")
+            #expect(!FileManager.default.fileExists(atPath: worker.appendingPathComponent("images").path))
+        }
+    }
+
+    @Test("SIGINT during the upload: exit 130 and one line; no manifest went up; the next run finishes")
+    func interruptedUpload() async throws {
+        try await withStore { store, _, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            try await store.delayPuts(milliseconds: 1_500)
+            let stderr = directory.appendingPathComponent("stderr.txt")
+            FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            let running = try Binary.start(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory,
+                environment: store.environment, stderr: try FileHandle(forWritingTo: stderr))
+            // When the first upload is under way (by condition, not by time),
+            while try await !store.requests().contains(where: { $0.hasPrefix("PUT") }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            running.process.interrupt()
+            // then the run stops as interrupted, and says the bucket serves what it served.
+            #expect(await running.wait() == 130)
+            let said = try String(contentsOf: stderr, encoding: .utf8)
+            #expect(said.contains("publishing to s3://gallery/site/ was interrupted"), "\(said)")
+            #expect(try await store.anonymousGet("site/manifest.json").status == 404)
+            try await store.delayPuts(milliseconds: 0)
+            let again = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            #expect(again.status == 0, "\(again.stderr)")
             let verified = try await Binary.run(
                 ["verify", "--publish", Self.target], in: directory, environment: store.environment)
             #expect(verified.status == 0, "\(verified.stderr)")
