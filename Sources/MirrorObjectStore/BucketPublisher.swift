@@ -76,6 +76,7 @@ package struct BucketPublisher: Sendable {
             // manifest) the bucket may already hold as it is here is asked about first, with a
             // HEAD, rather than sent again.
             changed = await unlessHeld(changed, state: &state)
+            try save(state)
         }
         if let absent = changed.first(where: { !$0.onDisk }) {
             throw ObjectStoreError(

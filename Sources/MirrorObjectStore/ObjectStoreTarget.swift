@@ -59,6 +59,10 @@ package struct ObjectStoreEndpoint: Sendable, Equatable {
     package var region: String
     /// The credentials.
     package var credentials: ObjectStoreCredentials
+    /// The PEM file of the certificates an `https` endpoint is checked against instead of the
+    /// system's (`AWS_CA_BUNDLE`, else the profile's `ca_bundle`, as the AWS CLI reads them);
+    /// nil: the system's trust store.
+    package var caBundle: String? = nil
 
     /// What cannot be resolved: one line naming what is missing and what to set.
     package struct Unresolved: Error, Sendable, CustomStringConvertible {
@@ -74,7 +78,9 @@ package struct ObjectStoreEndpoint: Sendable, Equatable {
     /// - endpoint: `AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else the profile's
     ///   `endpoint_url`, addressed path-style (`ENDPOINT/BUCKET/KEY`, what S3-compatible stores
     ///   serve); else AWS's own `https://BUCKET.s3.REGION.amazonaws.com` (path-style on
-    ///   `s3.REGION.amazonaws.com` for a bucket name with dots, which TLS cannot match).
+    ///   `s3.REGION.amazonaws.com` for a bucket name with dots, which TLS cannot match);
+    /// - certificates: `AWS_CA_BUNDLE`, else the profile's `ca_bundle`, a PEM file that must
+    ///   be readable; else the system's trust store.
     package static func resolve(_ target: ObjectStoreTarget, environment: [String: String]) throws(Unresolved)
         -> ObjectStoreEndpoint
     {
@@ -104,6 +110,22 @@ package struct ObjectStoreEndpoint: Sendable, Equatable {
             )
         }
         let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? config?["region"] ?? "us-east-1"
+        var endpoint = try resolveAddress(target, environment: value, config: config, region: region, credentials: credentials)
+        if let bundle = value("AWS_CA_BUNDLE") ?? config?["ca_bundle"] {
+            guard FileManager.default.isReadableFile(atPath: bundle) else {
+                throw Unresolved(
+                    description: "the CA bundle \"\(bundle)\" cannot be read (check AWS_CA_BUNDLE or the profile's ca_bundle)")
+            }
+            endpoint.caBundle = bundle
+        }
+        return endpoint
+    }
+
+    /// Where requests for `target` go: the endpoint given, path-style, else AWS's own.
+    private static func resolveAddress(
+        _ target: ObjectStoreTarget, environment value: (String) -> String?, config: [String: String]?, region: String,
+        credentials: ObjectStoreCredentials
+    ) throws(Unresolved) -> ObjectStoreEndpoint {
         if let endpoint = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL") ?? config?["endpoint_url"] {
             guard let url = URLComponents(string: endpoint), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty

@@ -5,6 +5,7 @@ import MirrorCore
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOSSL
 
 /// The five S3 calls publishing needs (PUT, multipart upload, HEAD, GET, DELETE), signed with
 /// SigV4 over async-http-client, each retried with back-off.
@@ -34,6 +35,14 @@ package struct S3Client: Sendable {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, connections)
         configuration.decompression = .disabled
         configuration.redirectConfiguration = .disallow
+        // `send` decides about retries; the pool's own would retry a refused connection or a
+        // failed TLS handshake until the request's deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        if let bundle = endpoint.caBundle {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(bundle)
+            configuration.tlsConfiguration = tls
+        }
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let client = S3Client(endpoint: endpoint, target: target, http: http)
         do {
@@ -198,6 +207,12 @@ package struct S3Client: Sendable {
                 return answer
             } catch is CancellationError {
                 throw ObjectStoreError(.failed, "\(method) \(object(key)): cancelled")
+            } catch let failure as NIOSSLError {
+                // A certificate is not trusted now and will not be on the next try.
+                throw ObjectStoreError(
+                    .unresolved,
+                    "the TLS connection to \(endpoint.authority) failed (\(failure)); if its certificate comes from a private authority, set AWS_CA_BUNDLE to that authority's PEM file"
+                )
             } catch {
                 lastProblem = "\(error)"
             }

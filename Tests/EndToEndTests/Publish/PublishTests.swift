@@ -343,6 +343,45 @@ struct PublishTests {
         }
     }
 
+    @Test("an https endpoint is checked against AWS_CA_BUNDLE: untrusted without it, published with it")
+    func caBundle() async throws {
+        try ExternalTool.require(.seaweedfs)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let authority = try TestAuthority()
+        let store = try await SeaweedFS.start(in: directory.url, tls: try authority.serverIdentity())
+        defer { store.stop() }
+        let httpsPort = try #require(store.httpsPort)
+        let https = store.environment.merging(["AWS_ENDPOINT_URL_S3": "https://127.0.0.1:\(httpsPort)"]) { _, new in new }
+        let server = GalleryServer(catalog: Self.catalog())
+        try await server.run { url in
+            var environment = https
+            let mirror = directory.url.appendingPathComponent("mirror")
+            // Given a store whose certificate no system authority signed: refused before anything is written,
+            let untrusted = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory.url,
+                environment: environment)
+            #expect(untrusted.status == 2, "\(untrusted.stderr)")
+            #expect(untrusted.stderr.contains("AWS_CA_BUNDLE"), "\(untrusted.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: mirror.path))
+            // and with its authority as AWS_CA_BUNDLE, published and verified;
+            environment["AWS_CA_BUNDLE"] = try authority.writePEM(into: directory.url)
+            let trusted = try await Binary.run(
+                ["sync", url.absoluteString, "--out", mirror.path, "--publish", Self.target], in: directory.url,
+                environment: environment)
+            #expect(trusted.status == 0, "\(trusted.stderr)")
+            #expect(try await store.anonymousGet("site/manifest.json").status == 200)
+            let verified = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory.url, environment: environment)
+            #expect(verified.status == 0, "\(verified.stderr)")
+            // a bundle that cannot be read is one line and exit 2.
+            environment["AWS_CA_BUNDLE"] = directory.url.appendingPathComponent("missing.pem").path
+            let missing = try await Binary.run(["sync", "--out", mirror.path], in: directory.url, environment: environment)
+            #expect(missing.status == 2, "\(missing.stderr)")
+            #expect(missing.stderr.contains("missing.pem"), "\(missing.stderr)")
+        }
+    }
+
     @Test("a visitor reading the bucket during a publish never meets a missing image")
     func readerDuringAPublish() async throws {
         try await withStore { store, server, url, directory in

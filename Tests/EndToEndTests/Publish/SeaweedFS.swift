@@ -23,6 +23,8 @@ struct SeaweedFS {
     /// The proxy's port, which `AWS_ENDPOINT_URL_S3` names.
     let proxyPort: Int
     let directory: URL
+    /// The store's HTTPS port, when it was started with a certificate (`start(in:tls:)`).
+    var httpsPort: Int? = nil
 
     /// The environment a sync publishing here runs with.
     var environment: [String: String] {
@@ -34,7 +36,8 @@ struct SeaweedFS {
     }
 
     /// Starts the store and the proxy in `directory`, waits until both answer, creates the bucket.
-    static func start(in directory: URL) async throws -> SeaweedFS {
+    /// With `tls`, the store also serves S3 over HTTPS with that certificate (`httpsPort`).
+    static func start(in directory: URL, tls: ServerIdentity? = nil) async throws -> SeaweedFS {
         let weedPath = try ExternalTool.seaweedfs.required()
         let python = try ExternalTool(name: "python3", executable: "python3", install: "apt-get install python3").required()
         let data = directory.appendingPathComponent("weed-data")
@@ -49,7 +52,7 @@ struct SeaweedFS {
             ]}
             """.utf8
         ).write(to: identities)
-        let ports = try (0..<9).map { _ in try NodeExporter.freePort() }
+        let ports = try (0..<10).map { _ in try NodeExporter.freePort() }
         let weed = Process()
         weed.executableURL = URL(fileURLWithPath: weedPath)
         weed.arguments = [
@@ -59,6 +62,13 @@ struct SeaweedFS {
             "-s3.port=\(ports[6])", "-s3.port.grpc=\(ports[7])", "-s3.port.iceberg=0", "-s3.port.lance=0",
             "-s3.config=\(identities.path)",
         ]
+        if let tls {
+            let certificate = directory.appendingPathComponent("s3-cert.pem")
+            let key = directory.appendingPathComponent("s3-key.pem")
+            try Data(tls.certificatePEM.utf8).write(to: certificate)
+            try Data(tls.keyPEM.utf8).write(to: key)
+            weed.arguments? += ["-s3.port.https=\(ports[9])", "-s3.cert.file=\(certificate.path)", "-s3.key.file=\(key.path)"]
+        }
         let log = directory.appendingPathComponent("weed.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         weed.standardOutput = try FileHandle(forWritingTo: log)
@@ -71,7 +81,9 @@ struct SeaweedFS {
         proxy.standardOutput = FileHandle.nullDevice
         proxy.standardError = try FileHandle(forWritingTo: log)
         try proxy.run()
-        let store = SeaweedFS(weed: weed, proxy: proxy, s3Port: ports[6], proxyPort: ports[8], directory: directory)
+        let store = SeaweedFS(
+            weed: weed, proxy: proxy, s3Port: ports[6], proxyPort: ports[8], directory: directory,
+            httpsPort: tls == nil ? nil : ports[9])
         do {
             try await store.createBucket(deadline: .now + .seconds(90), log: log)
         } catch {
