@@ -69,7 +69,7 @@ def package_graph():
     for match in re.finditer(r"\.target\(", text):
         body = balanced(text, match.end() - 1, "(", ")")
         name = re.match(r'\s*name: "(Mirror\w+)"', body)
-        if not name:
+        if not name or 'path: "Tests/' in body:
             continue
         listed = body.find("dependencies: [")
         uses = balanced(body, listed + len("dependencies: "), "[", "]") if listed >= 0 else ""
