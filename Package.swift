@@ -241,49 +241,127 @@ let package = Package(
             dependencies: ["CatalogMirror", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/RenderPages"
         ),
+        // What several test targets share, so that none keeps its own copy: temporary
+        // directories, SHA-256 in hex, a Hummingbird server on an ephemeral port, a small site
+        // of fixed documents. A library only test targets use; it imports no stage module.
+        .target(
+            name: "MirrorTestSupport",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/MirrorTestSupport"
+        ),
+        // One test target a module, each depending on its module and those below it only (as
+        // swift-nio's NIOCoreTests, NIOPosixTests...); SampleGallery lends its images as fixtures.
+        //
+        // The library's own tests: the engine's phases and state machine, errors, settings,
+        // the crawler behind the engine's robots.txt gate, the sample gallery's images.
         .testTarget(
             name: "CatalogMirrorTests",
             dependencies: [
-                "CatalogMirror", "SampleGallery",
-                // Each suite imports, @testable, the stage module that holds what it tests.
-                "MirrorCore", "MirrorMarkup", "MirrorEmbedded", "MirrorStore", "MirrorValidate", "MirrorFetch",
-                "MirrorPipeline", "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
-                .product(name: "Crypto", package: "swift-crypto"),
-                // SiteTemplateTests: the page template renders as swift-mustache renders its text.
-                .product(name: "Mustache", package: "swift-mustache"),
-                // PipelinedClientTests: a raw TCP server that answers only pipelined requests.
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                // CrawlerTests: a small site served on 127.0.0.1.
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            // Fixtures/feeds: the feed corpus (FeedCorpusTests), one small hand-written feed per case.
+                "CatalogMirror", "SampleGallery", "MirrorTestSupport",
+                "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorValidate", "MirrorFetch", "MirrorPipeline",
+                "MirrorCrawl", "MirrorCatalog", "MirrorPublish", "MirrorOperate",
+                // ErrorMessageTests: NIO's own errors, as the transport meets them.
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The shared values' own tests: keys, the manifest, the JSON writer, text search, byte
+        // order, what a file's first bytes say (on the sample gallery's images).
+        .testTarget(name: "MirrorCoreTests", dependencies: ["MirrorCore", "SampleGallery"]),
+        // BlockingWork on NIO's thread pool.
+        .testTarget(name: "MirrorBlockingTests", dependencies: ["MirrorBlocking", "MirrorCore", "MirrorTestSupport"]),
+        // The document readers' own tests: pages, feeds (the corpus, Fixtures/feeds), JSON,
+        // scripts, listings, photo sets.
+        .testTarget(
+            name: "MirrorMarkupTests",
+            dependencies: ["MirrorMarkup", "MirrorCore"],
             resources: [.copy("Fixtures")]
         ),
-        // The shared values' own tests: keys, the manifest, the JSON writer, text search.
-        .testTarget(name: "MirrorCoreTests", dependencies: ["MirrorCore"]),
-        // The document readers' own tests: pages streamed, scripts, listings, photo sets.
-        .testTarget(name: "MirrorMarkupTests", dependencies: ["MirrorMarkup", "MirrorCore"]),
+        // EXIF, IPTC and XMP on the photos of Fixtures/photos (read from the source tree), and
+        // image dimensions.
+        .testTarget(
+            name: "MirrorEmbeddedTests",
+            dependencies: ["MirrorEmbedded", "MirrorMarkup", "MirrorCore", "SampleGallery", "MirrorTestSupport"],
+            exclude: ["Fixtures"]
+        ),
+        // The store's own tests: the index's records, file names, previous manifests, leftovers.
+        .testTarget(
+            name: "MirrorStoreTests",
+            dependencies: [
+                "MirrorStore", "MirrorEmbedded", "MirrorCore", "SampleGallery", "MirrorTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // The validator chain's and robots.txt's own tests.
         .testTarget(name: "MirrorValidateTests", dependencies: ["MirrorValidate", "MirrorCore"]),
-        // The transport's own tests: MirrorFetch and MirrorCore alone (no store, no SQLite).
-        .testTarget(name: "MirrorFetchTests", dependencies: ["MirrorFetch", "MirrorCore"]),
+        // The transport's own tests: MirrorFetch and MirrorCore alone (no store, no SQLite); the
+        // pipelined client against a raw NIO server that answers only pipelined requests.
+        .testTarget(
+            name: "MirrorFetchTests",
+            dependencies: [
+                "MirrorFetch", "MirrorCore",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The seed's pipeline: the loader and the store's state under it.
+        .testTarget(
+            name: "MirrorPipelineTests",
+            dependencies: [
+                "MirrorPipeline", "MirrorStore", "MirrorFetch", "MirrorEmbedded", "MirrorMarkup", "MirrorCore",
+                "SampleGallery", "MirrorTestSupport",
+            ]
+        ),
+        // The crawl's own tests: the crawler on a small site on 127.0.0.1, the frontier, keys
+        // from documents, files read as documents.
+        .testTarget(
+            name: "MirrorCrawlTests",
+            dependencies: [
+                "MirrorCrawl", "MirrorFetch", "MirrorValidate", "MirrorMarkup", "MirrorCore", "MirrorTestSupport",
+            ]
+        ),
+        // The catalog's own tests: entries, photo groups, rendition families, the site's name.
+        .testTarget(
+            name: "MirrorCatalogTests",
+            dependencies: ["MirrorCatalog", "MirrorCrawl", "MirrorStore", "MirrorMarkup", "MirrorCore"]
+        ),
         // The pixel matcher on real photographs (Fixtures/, made by Fixtures/make.py).
         .testTarget(
             name: "MirrorPixelsTests",
             dependencies: ["MirrorPixels", "MirrorCore"],
             resources: [.copy("Fixtures")]
         ),
+        // The site's own tests: pages, feed, plan, template (as swift-mustache renders it), the
+        // names the site's script relies on (Fixtures/site-contract, read from the source tree).
+        .testTarget(
+            name: "MirrorPublishTests",
+            dependencies: [
+                "MirrorPublish", "MirrorCatalog", "MirrorStore", "MirrorMarkup", "MirrorCore", "MirrorTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            exclude: ["Fixtures"]
+        ),
         // The SigV4 signer against AWS's test suite and botocore, the S3 requests, the state.
         .testTarget(
             name: "MirrorObjectStoreTests",
             dependencies: ["MirrorObjectStore", "MirrorCore"]
+        ),
+        // The report, its changes and its metrics.
+        .testTarget(
+            name: "MirrorOperateTests",
+            dependencies: ["MirrorOperate", "MirrorStore", "MirrorCore", "MirrorTestSupport"]
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "CatalogMirror",
                 "SampleGallery",
+                "MirrorTestSupport",
                 "MirrorCore", "MirrorMarkup", "MirrorStore", "MirrorFetch", "MirrorPipeline", "MirrorPublish",
                 "MirrorOperate", "MirrorObjectStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

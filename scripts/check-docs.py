@@ -8,7 +8,11 @@
 - README.md and ARCHITECTURE.md stay within 12,000 bytes (a newcomer reads them first);
 - ARCHITECTURE.md's module graph (one line a module, "▶" and what it may import) lists every
   stage module of Package.swift with exactly the stage modules its target depends on, and
-  `CatalogMirror` re-exports each (`Exports.swift`) but the few with nothing for a user.
+  `CatalogMirror` re-exports each (`Exports.swift`) but the few with nothing for a user;
+- every Swift library module under Sources/ (C shims, SampleGallery and the executables aside)
+  has a test target `<Module>Tests`, which depends on no module above its own: on its module,
+  those below it (Package.swift's graph), SampleGallery and MirrorTestSupport; and no test file
+  of a `Mirror*Tests` target imports a module above its own.
 
 Run by .ci/run; prints one line per problem and exits 1 if there is any.
 Usage: scripts/check-docs.py
@@ -69,12 +73,65 @@ def package_graph():
     for match in re.finditer(r"\.target\(", text):
         body = balanced(text, match.end() - 1, "(", ")")
         name = re.match(r'\s*name: "(Mirror\w+)"', body)
-        if not name:
+        if not name or 'path: "Tests/' in body:
             continue
         listed = body.find("dependencies: [")
         uses = balanced(body, listed + len("dependencies: "), "[", "]") if listed >= 0 else ""
         graph[name.group(1)] = set(re.findall(r'"(Mirror\w+)"', uses))
     return graph
+
+
+def test_targets():
+    """Each `.testTarget` of Package.swift and the modules of this package it depends on."""
+    with open("Package.swift", encoding="utf-8") as f:
+        text = f.read()
+    targets = {}
+    for match in re.finditer(r'\.testTarget\(\s*name: "(\w+)"', text):
+        end = text.find(".testTarget(", match.end())
+        body = text[match.end():end if end >= 0 else len(text)]
+        listed = re.search(r"dependencies: \[(.*?)\](?=\s*[,)])", body, flags=re.S)
+        uses = re.sub(r"\.product\([^)]*\)", "", listed.group(1)) if listed else ""
+        targets[match.group(1)] = set(re.findall(r'"(\w+)"', uses))
+    return targets
+
+
+# What any test target may use besides its module and those below: fixtures and shared helpers.
+TEST_HELPERS = {"SampleGallery", "MirrorTestSupport"}
+
+
+def test_target_problems(built):
+    """Every Swift library module has `<Module>Tests`, built on no module above its own."""
+    problems, tests = [], test_targets()
+
+    def below(name, seen=None):
+        seen = set() if seen is None else seen
+        for used in built.get(name, ()):
+            if used not in seen:
+                seen.add(used)
+                below(used, seen)
+        return seen
+
+    libraries = [name for name in sorted(os.listdir("Sources"))
+                 if name in built or name == "CatalogMirror"]
+    for name in libraries:
+        if f"{name}Tests" not in tests:
+            problems.append(f"Package.swift: the module {name} has no test target {name}Tests")
+    for target, uses in sorted(tests.items()):
+        module = target[:-len("Tests")]
+        if module not in built:
+            continue
+        allowed = {module} | below(module) | TEST_HELPERS
+        for extra in sorted(uses - allowed):
+            problems.append(f"Package.swift: {target} depends on {extra}, which is not below {module}")
+        folder = os.path.join("Tests", target)
+        for root, _, files in os.walk(folder):
+            for file in sorted(f for f in files if f.endswith(".swift")):
+                path = os.path.join(root, file)
+                with open(path, encoding="utf-8") as f:
+                    imported = re.findall(r"^(?:@testable )?import (\w+)", f.read(), flags=re.M)
+                for extra in sorted(set(imported) & (set(built) | {"CatalogMirror"}) - allowed):
+                    problems.append(f"{path}: imports {extra}, which is not below {module}")
+    return problems
 
 
 def architecture_graph():
@@ -103,6 +160,7 @@ def graph_problems():
         exported = set(re.findall(r"^@_exported import (Mirror\w+)$", f.read(), flags=re.M))
     for name in sorted(set(built) - exported - NOT_EXPORTED):
         problems.append(f"Sources/CatalogMirror/Exports.swift: the stage module {name} is not re-exported")
+    problems += test_target_problems(built)
     for name in sorted(set(built) | set(drawn)):
         if name not in drawn:
             problems.append(f"ARCHITECTURE.md: module {name} of Package.swift is not in the graph")
@@ -148,7 +206,7 @@ def main():
     if problems:
         return 1
     print(f"check-docs: {len(files)} Markdown files: every link, path and size limit holds; "
-          f"the module graph is Package.swift's")
+          f"the module graph is Package.swift's; every module has its own test target")
     return 0
 
 

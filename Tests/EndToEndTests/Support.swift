@@ -1,7 +1,6 @@
-import Crypto
 import Foundation
 import Hummingbird
-import Logging
+import MirrorTestSupport
 import NIOCore
 import Synchronization
 
@@ -9,22 +8,6 @@ import Synchronization
 @testable import MirrorCore
 @testable import MirrorFetch
 @testable import SampleGallery
-
-/// A fresh directory under the system temporary directory.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-mirror-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func cleanup() { try? FileManager.default.removeItem(at: url) }
-}
-
-func sha256Hex(_ bytes: [UInt8]) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-}
 
 /// Sample images by format, for fixtures.
 /// Renditions of one photo for tests: the same pixels in different bytes. A JPEG comment
@@ -143,33 +126,6 @@ final class TestServer: Sendable {
     }
 
     var log: [String] { requests.withLock { $0 } }
-}
-
-/// Runs the Hummingbird application `makeApplication` builds (given the `onServerRunning` hook
-/// and a quiet logger) on an ephemeral port while `body` runs with that port; stops it after.
-func withServer<T: Sendable, App: ApplicationProtocol>(
-    label: String,
-    _ makeApplication: (_ onServerRunning: @escaping @Sendable (any Channel) async -> Void, _ logger: Logger) throws -> App,
-    _ body: (Int) async throws -> T
-) async throws -> T {
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var logger = Logger(label: label)
-    logger.logLevel = .critical
-    let app = try makeApplication(
-        { channel in
-            continuation.yield(channel.localAddress?.port ?? 0)
-            continuation.finish()
-        }, logger)
-    return try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask {
-            try await app.runService(gracefulShutdownSignals: [])
-            return nil
-        }
-        var iterator = ports.makeAsyncIterator()
-        let port = await iterator.next() ?? 0
-        defer { group.cancelAll() }
-        return try await body(port)
-    }
 }
 
 struct Recorder<Context: RequestContext>: RouterMiddleware {

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorTestSupport
 import Testing
 
 @testable import CatalogMirror
@@ -129,5 +130,24 @@ struct SettingsTests {
         #expect(loaded.maxPages == 7 && loaded.include == nil)
         let merged = try loaded.overridden(by: MirrorSettings(source: "http://h/"))
         #expect(merged.version == MirrorSettings.currentVersion && merged.maxPages == 7)
+    }
+
+    @Test("--metrics is a saved setting; an empty one turns a saved file off")
+    func metricsSetting() throws {
+        var settings = MirrorSettings(source: "http://h/gallery/")
+        settings.metrics = "/var/lib/prometheus/node-exporter/gallery.prom"
+        let output = URL(fileURLWithPath: "/srv/gallery")
+        let configured = try MirrorConfiguration(settings: settings, output: output, environment: [:])
+        #expect(configured.metricsFile?.path == "/var/lib/prometheus/node-exporter/gallery.prom")
+        let off = try MirrorConfiguration(
+            settings: settings.overridden(
+                by: {
+                    var given = MirrorSettings(source: settings.source); given.metrics = ""; return given
+                }()),
+            output: output, environment: [:])
+        #expect(off.metricsFile == nil)
+        #expect(
+            try MirrorConfiguration(settings: MirrorSettings(source: settings.source), output: output, environment: [:])
+                .metricsFile == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MirrorTestSupport
 import Synchronization
 import Testing
 

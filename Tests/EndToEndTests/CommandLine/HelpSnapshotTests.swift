@@ -1,5 +1,6 @@
 import CatalogMirror
 import Foundation
+import MirrorTestSupport
 import Testing
 
 /// The `--help` text of every command, compared with the committed files in `HelpSnapshots/`,

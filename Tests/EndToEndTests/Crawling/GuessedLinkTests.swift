@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MirrorTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import CatalogMirror
 import Foundation
+import MirrorTestSupport
 import Testing
 
 @testable import MirrorCore

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorTestSupport
 import Testing
 
 extension ExternalTool {

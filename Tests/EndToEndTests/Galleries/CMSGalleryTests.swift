@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import MirrorTestSupport
 import Testing
 
 /// Issue 36: galleries people run on a CMS. WordPress 6.1 (MariaDB, dated permalinks) with a block

@@ -1,4 +1,5 @@
 import Foundation
+import MirrorTestSupport
 
 /// The parts of a mirror's `manifest.json` that the gallery checks read.
 struct MirrorManifest: Decodable {

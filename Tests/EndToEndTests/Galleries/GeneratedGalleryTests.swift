@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import MirrorTestSupport
 import NIOCore
 import Testing
 

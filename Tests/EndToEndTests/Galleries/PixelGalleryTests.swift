@@ -1,4 +1,5 @@
 import Foundation
+import MirrorTestSupport
 import Testing
 
 /// Issue 45, "a photo is its pixels": galleries of real photographs where a site's structure

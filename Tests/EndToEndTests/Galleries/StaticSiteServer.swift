@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import MirrorTestSupport
 import Synchronization
 
 /// A static web server for one directory, as nginx would serve a generated gallery: files under

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MirrorTestSupport
 import NIOCore
 import NIOPosix
 import Synchronization

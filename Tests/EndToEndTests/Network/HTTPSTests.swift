@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import MirrorTestSupport
 import NIOCore
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdHTTP2
 import Logging
+import MirrorTestSupport
 import NIOCore
 import NIOPosix
 import NIOSSL

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import MirrorTestSupport
 import NIOCore
 import Synchronization
 import Testing

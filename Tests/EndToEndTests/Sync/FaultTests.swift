@@ -1,4 +1,5 @@
 import Foundation
+import MirrorTestSupport
 import Testing
 
 @testable import CatalogMirror

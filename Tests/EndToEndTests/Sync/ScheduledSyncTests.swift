@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MirrorTestSupport
 import Synchronization
 import Testing
 
