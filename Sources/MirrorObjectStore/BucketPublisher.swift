@@ -43,6 +43,8 @@ package struct BucketPublisher: Sendable {
         /// False for an image the manifest names that is not on this disk (a worker that keeps
         /// no disk confirmed it without downloading it): it can only stay as the bucket has it.
         var onDisk = true
+        /// When the file on disk last changed, for a file that is not an image (`BucketState.modified`).
+        var modified: Int64? = nil
     }
 
     package let client: S3Client
@@ -66,8 +68,8 @@ package struct BucketPublisher: Sendable {
     /// Publishes the mirror at `root`, whose manifest is `manifest`.
     /// - Throws: the first `ObjectStoreError` of an upload or deletion (after the state is saved).
     package func publish(_ manifest: Manifest) async throws(ObjectStoreError) -> Summary {
-        let files = try mirrorFiles(manifest)
         var state = try await startingState()
+        let files = try mirrorFiles(manifest, known: state)
         var summary = Summary()
         var changed = files.filter { state.objects[$0.path] != $0.object }
         if state.seeded {
@@ -93,6 +95,15 @@ package struct BucketPublisher: Sendable {
         }
         if !gone.isEmpty {
             try await delete(gone, state: &state, summary: &summary)
+        }
+        // The files whose bytes are now the bucket's, with their times, for the next quick check.
+        var modified: [String: Int64] = [:]
+        for file in files where state.objects[file.path] == file.object {
+            if let time = file.modified { modified[file.path] = time }
+        }
+        if modified != state.modified {
+            state.modified = modified
+            try save(state)
         }
         return summary
     }
@@ -140,9 +151,10 @@ package struct BucketPublisher: Sendable {
     }
 
     /// Every file of the mirror outside `.catalog-mirror/`: images with the manifest's hash,
-    /// size and type, the rest hashed here; and each image the manifest names that is not on
-    /// this disk (`Upload.onDisk`), as the manifest describes it.
-    func mirrorFiles(_ manifest: Manifest) throws(ObjectStoreError) -> [Upload] {
+    /// size and type, the rest hashed here (unless `known` hashed it at its size and time);
+    /// and each image the manifest names that is not on this disk (`Upload.onDisk`), as the
+    /// manifest describes it.
+    func mirrorFiles(_ manifest: Manifest, known: BucketState) throws(ObjectStoreError) -> [Upload] {
         var images: [String: Manifest.Item] = [:]
         for item in manifest.items { images[item.path] = item }
         var uploads: [Upload] = []
@@ -172,13 +184,19 @@ package struct BucketPublisher: Sendable {
                         path: next, object: .init(sha256: item.sha256, bytes: item.bytes), contentType: item.contentType,
                         cacheControl: ObjectMetadata.immutable))
             } else {
-                guard let hash = FileSystem.sha256(atPath: full) else {
+                let hash: String
+                if let object = known.objects[next], object.bytes == status.size, known.modified[next] == status.modified {
+                    hash = object.sha256
+                } else if let computed = FileSystem.sha256(atPath: full) {
+                    hash = computed
+                } else {
                     throw ObjectStoreError(.failed, "cannot read \(full) to publish it")
                 }
                 uploads.append(
                     Upload(
                         path: next, object: .init(sha256: hash, bytes: status.size),
-                        contentType: ObjectMetadata.contentType(ofPath: next), cacheControl: ObjectMetadata.shortLived))
+                        contentType: ObjectMetadata.contentType(ofPath: next), cacheControl: ObjectMetadata.shortLived,
+                        modified: status.modified))
             }
         }
         for (path, item) in images {

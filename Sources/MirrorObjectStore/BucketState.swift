@@ -24,6 +24,11 @@ package struct BucketState: Codable, Sendable, Equatable {
     /// names its images only: the publish asks the bucket about the other files (a HEAD each)
     /// before it sends them. False once a publish has saved what it knows.
     package var seeded = false
+    /// Path → when the file on this disk last changed (`FileSystem.Status.modified`), for the
+    /// files besides images whose bytes were hashed then and found to be the object's: a file
+    /// with the same size and time is not hashed again (the quick check rsync and rclone make;
+    /// the site's files are replaced by rename, so a new version has a new time).
+    package var modified: [String: Int64] = [:]
 
     package init(target: String, objects: [String: Object] = [:], seeded: Bool = false) {
         self.target = target
@@ -31,13 +36,14 @@ package struct BucketState: Codable, Sendable, Equatable {
         self.seeded = seeded
     }
 
-    private enum CodingKeys: String, CodingKey { case target, objects, seeded }
+    private enum CodingKeys: String, CodingKey { case target, objects, seeded, modified }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         target = try container.decode(String.self, forKey: .target)
         objects = try container.decode([String: Object].self, forKey: .objects)
         seeded = try container.decodeIfPresent(Bool.self, forKey: .seeded) ?? false
+        modified = try container.decodeIfPresent([String: Int64].self, forKey: .modified) ?? [:]
     }
 
     /// The name of the file under `.catalog-mirror/`.

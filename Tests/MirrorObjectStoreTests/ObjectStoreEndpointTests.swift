@@ -127,4 +127,23 @@ import Testing
         #expect(ObjectMetadata.contentType(ofPath: "LICENSE") == "application/octet-stream")
         #expect(ObjectMetadata.immutable == "public, max-age=31536000, immutable")
     }
+
+    @Test(
+        "AWS_CA_BUNDLE, else the profile's ca_bundle, names the certificates an https endpoint is checked against; one that cannot be read is refused"
+    )
+    func caBundle() throws {
+        let home = try home(credentials: "[default]\naws_access_key_id = a\naws_secret_access_key = b\n", config: "")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let bundle = home.appendingPathComponent("ca.pem")
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: bundle)
+        let base = ["HOME": home.path, "AWS_ENDPOINT_URL_S3": "https://127.0.0.1:8333"]
+        #expect(try ObjectStoreEndpoint.resolve(target, environment: base).caBundle == nil)
+        let given = base.merging(["AWS_CA_BUNDLE": bundle.path]) { _, new in new }
+        #expect(try ObjectStoreEndpoint.resolve(target, environment: given).caBundle == bundle.path)
+        let config = home.appendingPathComponent(".aws/config")
+        try Data("[default]\nca_bundle = \(bundle.path)\n".utf8).write(to: config)
+        #expect(try ObjectStoreEndpoint.resolve(target, environment: base).caBundle == bundle.path)
+        let missing = base.merging(["AWS_CA_BUNDLE": home.appendingPathComponent("none.pem").path]) { _, new in new }
+        #expect(throws: ObjectStoreEndpoint.Unresolved.self) { try ObjectStoreEndpoint.resolve(target, environment: missing) }
+    }
 }

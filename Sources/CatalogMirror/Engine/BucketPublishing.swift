@@ -35,12 +35,13 @@ public struct BucketPublishing: Sendable {
         try await withClient { client throws(ObjectStoreError) in _ = try await client.head(target.key("manifest.json")) }
     }
 
-    /// Copies the published mirror at `output` to the bucket (`BucketPublisher`): returns the
-    /// report with the upload counted, or, when the upload fails, with `error` naming the object
-    /// and exit status 1 (the bucket keeps serving its last complete mirror).
-    func publish(_ report: RunReport, output: URL) async -> RunReport {
+    /// Copies the published mirror at `output`, whose manifest is `manifest`, to the bucket
+    /// (`BucketPublisher`): returns the report with the upload counted, or, when the upload
+    /// fails, with `error` naming the object and exit status 1 (the bucket keeps serving its
+    /// last complete mirror).
+    func publish(_ report: RunReport, manifest: Manifest, output: URL) async -> RunReport {
         let startedAt = Date()
-        var report = await upload(report, output: output)
+        var report = await upload(report, manifest: manifest, output: output)
         // The run's time includes the upload: a cron run's duration (and `--metrics`) is the
         // job's, and `phases.bucket` is when it ended, as the other phases give theirs.
         let elapsed = Date().timeIntervalSince(startedAt)
@@ -50,16 +51,10 @@ public struct BucketPublishing: Sendable {
         return report
     }
 
-    private func upload(_ report: RunReport, output: URL) async -> RunReport {
+    private func upload(_ report: RunReport, manifest: Manifest, output: URL) async -> RunReport {
         var report = report
         let layout = MirrorLayout(root: output)
         do throws(ObjectStoreError) {
-            let manifest: Manifest
-            do {
-                manifest = try Manifest.read(from: layout.manifest)
-            } catch {
-                throw ObjectStoreError(.failed, "cannot read \(layout.manifest.path) to publish it: \(error)")
-            }
             let summary = try await withClient { client throws(ObjectStoreError) in
                 var publisher = BucketPublisher(
                     client: client, root: layout.root, stateFile: layout.state.appendingPathComponent(BucketState.fileName))

@@ -77,7 +77,7 @@ public struct MirrorEngine: Sendable {
         }
         // The store is open for exactly this scope; a failure inside it closes the store
         // first, and only then removes what this run created, if it keeps nothing.
-        let mirrored: Result<RunReport, Stop>
+        let mirrored: Result<(report: RunReport, manifest: Manifest?), Stop>
         do {
             mirrored = try await ImageDatabase.withStore(prepared.layout, readOnly: configuration.dryRun, copies: copies) {
                 storage in
@@ -91,10 +91,10 @@ public struct MirrorEngine: Sendable {
             throw .storage(error.message)
         }
         switch mirrored {
-        case .success(let report):
+        case .success(let (report, manifest)):
             // Still under the lock: two syncs of one mirror never write its bucket at once.
-            guard let bucket = configuration.bucket, !configuration.dryRun else { return report }
-            return await bucket.publish(report, output: configuration.output)
+            guard let bucket = configuration.bucket, let manifest, !configuration.dryRun else { return report }
+            return await bucket.publish(report, manifest: manifest, output: configuration.output)
         case .failure(let stop):
             if !stop.keepsDownloads { prepared.created.remove() }
             throw stop.error
@@ -105,7 +105,7 @@ public struct MirrorEngine: Sendable {
     /// and report.
     private func mirror(
         _ prepared: PreparedRun, into storage: DiskStorage, clients: HTTPClients, template: SiteTemplate, startedAt: Date
-    ) async -> Result<RunReport, Stop> {
+    ) async -> Result<(report: RunReport, manifest: Manifest?), Stop> {
         do throws(MirrorError) {
             let collected = try await CollectPhase(configuration: configuration, progress: progress)
                 .collect(prepared, into: storage, clients: clients)
@@ -117,7 +117,7 @@ public struct MirrorEngine: Sendable {
             if !configuration.dryRun { await prepared.cache.save() }
             let report = RunReporting(configuration: configuration, progress: progress)
                 .report(planned, published: published, times: .init(startedAt: startedAt, fetchedAt: fetchedAt))
-            return .success(report)
+            return .success((report, published.manifest))
         } catch {
             return .failure(Stop(error: error))
         }

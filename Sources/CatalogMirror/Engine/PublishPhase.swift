@@ -10,6 +10,9 @@ struct PublishedRun {
     /// The removed items as the last manifest described them, read before the new one
     /// replaced it (the report's `changes`).
     var removed: [RunChanges.Entry]
+    /// The manifest published (nil for a dry run): what `--publish` copies to the bucket, so
+    /// it is not read back from the disk.
+    var manifest: Manifest?
 }
 
 /// The fourth phase of a run: applies `--max-delete`, then (unless `--dry-run`) publishes the
@@ -33,19 +36,20 @@ struct PublishPhase {
         // What the report's `changes` says of removed items is in the last manifest only:
         // read before the new one replaces it.
         let removed = RunChanges.removedEntries(plan.removed, manifest: planned.previousManifest)
+        var manifest: Manifest?
         if !configuration.dryRun {
             await downloadsFlush.wait()
-            try await publish(plan)
+            manifest = try await publish(plan)
         }
-        return PublishedRun(removed: removed)
+        return PublishedRun(removed: removed, manifest: manifest)
     }
 
     /// Publishes in the order that keeps every served page consistent: the pages and
     /// `manifest.json` written under temporary names first (what needs disk space is done
     /// before anything is visible, so a full disk leaves the mirror as it was), then staged
     /// images into `images/`, then the pages and `manifest.json` renamed into place, and only
-    /// then is what the new manifest no longer references deleted.
-    private func publish(_ plan: PublishPlan) async throws(MirrorError) {
+    /// then is what the new manifest no longer references deleted. Returns the manifest.
+    private func publish(_ plan: PublishPlan) async throws(MirrorError) -> Manifest {
         let manifest = Manifest(
             source: configuration.source.string, title: plan.siteTitle,
             generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
@@ -87,5 +91,6 @@ struct PublishPhase {
             throw .storage(error.message)
         }
         await storage.finishPublishing(manifest)
+        return manifest
     }
 }

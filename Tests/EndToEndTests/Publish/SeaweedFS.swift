@@ -38,6 +38,23 @@ struct SeaweedFS {
     /// Starts the store and the proxy in `directory`, waits until both answer, creates the bucket.
     /// With `tls`, the store also serves S3 over HTTPS with that certificate (`httpsPort`).
     static func start(in directory: URL, tls: ServerIdentity? = nil) async throws -> SeaweedFS {
+        // Its ten ports are found free and then bound by another process: one taken in between
+        // (by a test running beside this one) ends the store at once; it is started again on
+        // other ports, in a fresh folder.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let folder = directory.appendingPathComponent(attempt == 1 ? "weed" : "weed-\(attempt)")
+            do {
+                return try await startOnce(in: folder, tls: tls)
+            } catch let failure as Failure where failure.exited && attempt < 3 {
+                continue
+            }
+        }
+    }
+
+    private static func startOnce(in directory: URL, tls: ServerIdentity?) async throws -> SeaweedFS {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let weedPath = try ExternalTool.seaweedfs.required()
         let python = try ExternalTool(name: "python3", executable: "python3", install: "apt-get install python3").required()
         let data = directory.appendingPathComponent("weed-data")
@@ -93,7 +110,11 @@ struct SeaweedFS {
         return store
     }
 
-    struct Failure: Error, CustomStringConvertible { let description: String }
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        /// True when the store exited while it started (a port taken), rather than timing out.
+        var exited = false
+    }
 
     /// Creates the bucket once the store takes requests (the filer and volume server start
     /// after the S3 port opens, so the first tries may fail).
@@ -111,7 +132,8 @@ struct SeaweedFS {
             try await Task.sleep(for: .milliseconds(250))
         }
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        throw Failure(description: "SeaweedFS did not create the bucket (\(last)): \(output.suffix(800))")
+        throw Failure(
+            description: "SeaweedFS did not create the bucket (\(last)): \(output.suffix(800))", exited: !weed.isRunning)
     }
 
     /// A request signed with the test identity, straight to `port`; its status.
