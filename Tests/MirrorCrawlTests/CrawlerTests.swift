@@ -22,10 +22,11 @@ struct CrawlerTests {
         var paths: [String] { discoveries.map(\.key.path) }
     }
 
-    /// Crawls `site` from `/gallery/` as the engine does, robots.txt aside (the scope before
-    /// every request), collecting every batch it sends. The engine's robots.txt gate is
-    /// CatalogMirrorTests' `CrawlerRobotsTests`.
-    static func crawl(_ site: TestSite, configuration: CrawlConfiguration = CrawlConfiguration()) async throws -> Crawl {
+    /// Crawls `site` from `/gallery/` as the engine does (the scope, then with `robots` the
+    /// robots.txt gate, before every request), collecting every batch it sends.
+    static func crawl(
+        _ site: TestSite, configuration: CrawlConfiguration = CrawlConfiguration(), robots: Bool = false
+    ) async throws -> Crawl {
         let (discoveries, summary) = try await site.run { origin in
             var fetch = FetchConfiguration()
             fetch.retry = RetryPolicy(
@@ -36,8 +37,16 @@ struct CrawlerTests {
                 let source = try #require(CanonicalURL(origin + "/gallery/"))
                 let scope = ScopeRule(hosts: [source.host], next: nil)
                 let scopeGate: RequestGate = { url in url.isWeb && scope.contains(url) ? nil : .outOfScope }
+                var gate = scopeGate
+                if robots {
+                    let cache = RobotsCache { url in await RobotsTxt.fetch(url, session: session, gate: scopeGate) }
+                    gate = { url in
+                        if let refusal = await scopeGate(url) { return refusal }
+                        return await cache.allows(url) ? nil : .robots
+                    }
+                }
                 let crawler = Crawler(
-                    source: source, configuration: configuration, session: session, startGate: scopeGate, gate: scopeGate,
+                    source: source, configuration: configuration, session: session, startGate: scopeGate, gate: gate,
                     progress: ProgressBoard())
                 let start = try await crawler.fetchStart()
                 let batches = DiscoveryBatches(size: 2)
@@ -58,6 +67,23 @@ struct CrawlerTests {
             }
         }
         return Crawl(discoveries: discoveries, summary: summary, requests: site.log)
+    }
+
+    @Test("a page robots.txt disallows is not requested, and counted as refused")
+    func robotsDisallowed() async throws {
+        let site = TestSite([
+            "/robots.txt": .init(type: "text/plain", body: "User-agent: *\nDisallow: /gallery/private/\n"),
+            "/gallery/": .init(
+                body: "<html><body><a href=\"private/secret.html\">x</a> <a href=\"open.html\">y</a></body></html>"),
+            "/gallery/private/secret.html": .init(body: "<html><body><img src=\"secret.jpg\"></body></html>"),
+            "/gallery/open.html": .init(body: "<html><body><img src=\"open.jpg\"></body></html>"),
+        ])
+        let crawl = try await Self.crawl(site, robots: true)
+        #expect(!crawl.requests.contains("/gallery/private/secret.html"))
+        #expect(crawl.requests.contains("/robots.txt") && crawl.requests.contains("/gallery/open.html"))
+        #expect(crawl.summary.robotsRefused == 1)
+        #expect(crawl.paths == ["/gallery/open.jpg"])
+        #expect(crawl.summary.pageFailures.isEmpty)
     }
 
     /// An album of two photos, each thumbnail linking to its photo page, and a second page of

@@ -72,7 +72,7 @@ struct RunPreparation {
             clients: clients, configuration: configuration.fetch, politeness: politeness, health: health,
             logger: configuration.logger)
         let robots = RobotsCache(inScope: { url in url.isWeb && scope.contains(url) }) { url in
-            await Self.fetchRobots(url, session: robotsSession, gate: scopeGate)
+            await RobotsTxt.fetch(url, session: robotsSession, gate: scopeGate)
         }
         let session = HTTPSession(
             clients: clients, configuration: configuration.fetch, politeness: politeness,
@@ -124,30 +124,5 @@ struct RunPreparation {
         return PreparedRun(
             session: session, gate: gate, robots: robots, crawler: crawler, cache: cache, layout: layout, lock: lock,
             start: start, created: created)
-    }
-
-    /// robots.txt of an origin: 2xx is parsed; 4xx (and redirects out of scope) allow all;
-    /// 5xx and unreachable hosts disallow all (RFC 9309 section 2.3.1).
-    static func fetchRobots(_ url: CanonicalURL, session: HTTPSession, gate: @escaping RequestGate) async -> RobotsTxt {
-        // The session gates a redirect's target only: the file's own URL is asked here, so a
-        // robots.txt out of scope is never requested, whoever asks for it.
-        if await gate(url) != nil { return .allowAll }
-        do {
-            let document = try await session.document(url, accept: "text/plain", gate: gate)
-            let token = session.configuration.userAgent.split(separator: "/").first.map(String.init) ?? "catalog-mirror"
-            return RobotsTxt(parsing: String(decoding: document.bytes.prefix(512 * 1024), as: UTF8.self), userAgent: token)
-        } catch {
-            let raw = error.reason.rawValue
-            if raw.hasPrefix("http-4") || error.reason.isPolicy || raw == "too-many-redirects" || raw == "redirect-loop" {
-                return .allowAll
-            }
-            // No answer at all (refused, timed out, no such host): the origin is given up on
-            // for the run, so its keys fail at once rather than one by one.
-            if error.reason == .networkError || error.reason == .timeout {
-                session.health.giveUp(url)
-                return .unreachable
-            }
-            return .disallowAll
-        }
     }
 }
