@@ -65,10 +65,13 @@ package struct BucketPublisher: Sendable {
         "\(client.target) at \(client.endpoint.scheme)://\(client.endpoint.authority)\(client.endpoint.basePath)"
     }
 
-    /// Publishes the mirror at `root`, whose manifest is `manifest`.
+    /// Publishes the mirror at `root`, whose manifest is `manifest`, from what the bucket holds
+    /// as `starting` says (nil: `startingState()`).
     /// - Throws: the first `ObjectStoreError` of an upload or deletion (after the state is saved).
-    package func publish(_ manifest: Manifest) async throws(ObjectStoreError) -> Summary {
-        var state = try await startingState()
+    package func publish(_ manifest: Manifest, starting: BucketState? = nil) async throws(ObjectStoreError) -> Summary {
+        var state: BucketState
+        if let starting { state = starting } else { state = try await startingState() }
+        var learned = false
         let files = try mirrorFiles(manifest, known: state)
         var summary = Summary()
         var changed = files.filter { state.objects[$0.path] != $0.object }
@@ -78,7 +81,7 @@ package struct BucketPublisher: Sendable {
             // manifest) the bucket may already hold as it is here is asked about first, with a
             // HEAD, rather than sent again.
             changed = await unlessHeld(changed, state: &state)
-            try save(state)
+            learned = true
         }
         if let absent = changed.first(where: { !$0.onDisk }) {
             throw ObjectStoreError(
@@ -101,7 +104,7 @@ package struct BucketPublisher: Sendable {
         for file in files where state.objects[file.path] == file.object {
             if let time = file.modified { modified[file.path] = time }
         }
-        if modified != state.modified {
+        if learned || modified != state.modified {
             state.modified = modified
             try save(state)
         }

@@ -39,9 +39,10 @@ public struct BucketPublishing: Sendable {
     /// (`BucketPublisher`): returns the report with the upload counted, or, when the upload
     /// fails, with `error` naming the object and exit status 1 (the bucket keeps serving its
     /// last complete mirror).
-    func publish(_ report: RunReport, manifest: Manifest, output: URL) async -> RunReport {
+    /// `state`: what `copies(output:)` found the bucket holds (nil: read now).
+    func publish(_ report: RunReport, manifest: Manifest, state: BucketState?, output: URL) async -> RunReport {
         let startedAt = Date()
-        var report = await upload(report, manifest: manifest, output: output)
+        var report = await upload(report, manifest: manifest, state: state, output: output)
         // The run's time includes the upload: a cron run's duration (and `--metrics`) is the
         // job's, and `phases.bucket` is when it ended, as the other phases give theirs.
         let elapsed = Date().timeIntervalSince(startedAt)
@@ -51,7 +52,7 @@ public struct BucketPublishing: Sendable {
         return report
     }
 
-    private func upload(_ report: RunReport, manifest: Manifest, output: URL) async -> RunReport {
+    private func upload(_ report: RunReport, manifest: Manifest, state: BucketState?, output: URL) async -> RunReport {
         var report = report
         let layout = MirrorLayout(root: output)
         do throws(ObjectStoreError) {
@@ -60,7 +61,7 @@ public struct BucketPublishing: Sendable {
                     client: client, root: layout.root, stateFile: layout.state.appendingPathComponent(BucketState.fileName))
                 publisher.configuration.concurrency = concurrency
                 publisher.configuration.multipartThreshold = multipartThreshold
-                return try await publisher.publish(manifest)
+                return try await publisher.publish(manifest, starting: state)
             }
             report.bucket = .init(target: target.description, uploaded: summary.uploaded, deleted: summary.deleted)
         } catch  where Task.isCancelled {
@@ -81,7 +82,8 @@ public struct BucketPublishing: Sendable {
     /// bucket's is saved in `.catalog-mirror/` for the run to start from: its items are
     /// revalidated with their validators, not downloaded again. A bucket that cannot be read
     /// gives nothing (every image is then downloaded, as on a first run) and one line saying so.
-    func copies(output: URL) async -> (copies: PublishedCopies, warning: String?) {
+    /// `state` is what the publish at the end of the run starts from (nil: it reads it itself).
+    func copies(output: URL) async -> (copies: PublishedCopies, state: BucketState?, warning: String?) {
         let layout = MirrorLayout(root: output)
         let hasManifest = FileManager.default.fileExists(atPath: layout.manifest.path)
         let stateFile = layout.state.appendingPathComponent(BucketState.fileName)
@@ -89,20 +91,19 @@ public struct BucketPublishing: Sendable {
             return try await withClient { client throws(ObjectStoreError) in
                 let publisher = BucketPublisher(client: client, root: layout.root, stateFile: stateFile)
                 let saved = BucketState.read(stateFile, target: publisher.stateTarget)
-                if let saved, hasManifest { return (Self.copies(saved), nil) }
+                if let saved, hasManifest { return (Self.copies(saved), saved, nil) }
                 guard let data = try await client.get(target.key("manifest.json")) else {
-                    return (saved.map(Self.copies) ?? PublishedCopies(), nil)
+                    return (saved.map(Self.copies) ?? PublishedCopies(), saved, nil)
                 }
                 guard let manifest = try? JSONCoding.decode(Manifest.self, from: data) else {
                     return (
-                        saved.map(Self.copies) ?? PublishedCopies(),
+                        saved.map(Self.copies) ?? PublishedCopies(), saved,
                         "the bucket's manifest.json (\(target)) is not a manifest this version reads: every image is downloaded"
                     )
                 }
-                // Kept for the publish at the end (`BucketPublisher.startingState`), which then
-                // neither fetches nor reads the bucket's manifest again.
+                // Handed to the publish at the end, which then neither fetches nor reads the
+                // bucket's manifest again.
                 let state = saved ?? BucketState.seeded(from: manifest, target: publisher.stateTarget)
-                if saved == nil { try? state.write(to: stateFile) }
                 var copies = Self.copies(state)
                 if !hasManifest {
                     let file = layout.state.appendingPathComponent(Self.startingManifest)
@@ -110,13 +111,17 @@ public struct BucketPublishing: Sendable {
                         try data.write(to: file, options: .atomic)
                         copies.manifest = (file, manifest)
                     } catch {
-                        return (copies, "cannot save the bucket's manifest.json to \(file.path): every image is downloaded")
+                        return (
+                            copies, state, "cannot save the bucket's manifest.json to \(file.path): every image is downloaded"
+                        )
                     }
                 }
-                return (copies, nil)
+                return (copies, state, nil)
             }
         } catch {
-            return (PublishedCopies(), "cannot read what \(target) holds (\(error.description)): every image is downloaded")
+            return (
+                PublishedCopies(), nil, "cannot read what \(target) holds (\(error.description)): every image is downloaded"
+            )
         }
     }
 

@@ -5,6 +5,7 @@ import MirrorCatalog
 import MirrorCore
 import MirrorCrawl
 import MirrorFetch
+import MirrorObjectStore
 import MirrorOperate
 import MirrorPipeline
 import MirrorPublish
@@ -70,9 +71,10 @@ public struct MirrorEngine: Sendable {
         defer { withExtendedLifetime(prepared.lock) {} }
         // What the bucket holds counts as stored: a worker that keeps no disk revalidates it.
         var copies = PublishedCopies()
+        var bucketState: BucketState?
         if let bucket = configuration.bucket, !configuration.dryRun {
-            let (held, warning) = await bucket.copies(output: configuration.output)
-            copies = held
+            let (held, state, warning) = await bucket.copies(output: configuration.output)
+            (copies, bucketState) = (held, state)
             if let warning { configuration.logger.warning("\(warning)") }
         }
         // The store is open for exactly this scope; a failure inside it closes the store
@@ -94,7 +96,7 @@ public struct MirrorEngine: Sendable {
         case .success(let (report, manifest)):
             // Still under the lock: two syncs of one mirror never write its bucket at once.
             guard let bucket = configuration.bucket, let manifest, !configuration.dryRun else { return report }
-            return await bucket.publish(report, manifest: manifest, output: configuration.output)
+            return await bucket.publish(report, manifest: manifest, state: bucketState, output: configuration.output)
         case .failure(let stop):
             if !stop.keepsDownloads { prepared.created.remove() }
             throw stop.error
