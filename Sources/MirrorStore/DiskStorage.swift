@@ -233,7 +233,7 @@ import MirrorEmbedded
         guard let stored = row else { return nil }
         let path = publication.path(of: stored)
         let status = FileSystem.status(atPath: path)
-        if stored.isHeld(by: status) || (status == nil && copies.holds(stored)) { return stored }
+        if isStored(stored, status: status) { return stored }
         // The right size with another modification time: written since it was stored (by hand,
         // or copied back from a backup by a tool that sets times). The bytes decide, once; the
         // new time is kept with the row so the next run need not hash it again.
@@ -242,6 +242,13 @@ import MirrorEmbedded
         confirmed.fileModified = status.modified
         try? keep(confirmed)
         return confirmed
+    }
+
+    /// True when the file of `stored`, whose status on this disk is `status`, is as stored: on
+    /// this disk (`StoredImage.isHeld(by:)`), or not on it and held by the mirror's bucket with
+    /// its bytes (`PublishedCopies.holds`).
+    private nonisolated func isStored(_ stored: StoredImage, status: FileSystem.Status?) -> Bool {
+        stored.isHeld(by: status) || (status == nil && copies.holds(stored))
     }
 
     /// `lookup(_:)` for a batch of keys, with one query for their rows: what the engine asks
@@ -276,21 +283,21 @@ import MirrorEmbedded
         // The row as the database holds it: read from it, or waiting with a new time only.
         let asInDatabase = rows.isWrittenButForLastChecked(key)
         var checkedOnly = stored
-        // An image held by the mirror's copy elsewhere and not on this disk has no file to read.
-        let onDisk = copies.files.isEmpty || FileSystem.status(atPath: publication.path(of: stored)) != nil
-        if onDisk, stored.fileModified == nil {
-            // A row from before the time was kept: it is taken now, from the file just found whole.
-            stored.fileModified = FileSystem.status(atPath: publication.path(of: stored))?.modified
-        }
-        if onDisk, stored.dimensions == nil {
-            // A row from before sizes were kept: read from the file's header (its first 4 KB and
-            // a few small reads), so a mirror gains them without downloading anything again.
-            stored.dimensions = ImageHeader.dimensions(ofFileAtPath: publication.path(of: stored))
-        }
-        if onDisk, stored.embedded == nil || (stored.embedded?.locationWithheld == true && !withholdsLocation) {
-            // A row from before metadata was kept, or kept without the position a run with
-            // `--strip-location` withheld: read from the file's header blocks again.
-            stored.embedded = EmbeddedMetadataReader.read(fileAtPath: publication.path(of: stored))
+        let readsEmbedded = stored.embedded == nil || (stored.embedded?.locationWithheld == true && !withholdsLocation)
+        // What a row from before a field was kept lacks is read from its file, when the file is
+        // on this disk (an image only the mirror's bucket holds has none here).
+        if stored.fileModified == nil || stored.dimensions == nil || readsEmbedded,
+            let status = FileSystem.status(atPath: publication.path(of: stored))
+        {
+            let path = publication.path(of: stored)
+            // The time: taken now, from the file just found whole.
+            if stored.fileModified == nil { stored.fileModified = status.modified }
+            // The size in pixels: from the file's header (its first 4 KB and a few small
+            // reads), so a mirror gains them without downloading anything again.
+            if stored.dimensions == nil { stored.dimensions = ImageHeader.dimensions(ofFileAtPath: path) }
+            // What the file says of itself, or the position a run with `--strip-location`
+            // withheld: from the file's header blocks again.
+            if readsEmbedded { stored.embedded = EmbeddedMetadataReader.read(fileAtPath: path) }
         }
         stored.embedded = kept(stored.embedded)
         stored.etag = validators.etag ?? stored.etag
@@ -370,11 +377,7 @@ import MirrorEmbedded
         let previous = try rows.record(request.key)
         // A stored file that is no longer as stored (deleted, truncated or changed by hand) is
         // replaced by this download, under its name, even when the bytes are the ones stored.
-        let previousIsHeld =
-            previous.map { previous in
-                let status = FileSystem.status(atPath: publication.path(of: previous))
-                return previous.isHeld(by: status) || (status == nil && copies.holds(previous))
-            } ?? false
+        let previousIsHeld = previous.map { isStored($0, status: FileSystem.status(atPath: publication.path(of: $0))) } ?? false
         if let previous, previous.sha256 == file.sha256, previousIsHeld {
             // Same bytes as the stored file: keep it and its name; drop the download.
             unlink(file.temporaryPath)
