@@ -196,7 +196,7 @@ package struct Crawler: Sendable {
     // MARK: - Pages
 
     /// How fetching one page ended.
-    private enum PageResult: Sendable {
+    enum PageResult: Sendable {
         /// `resources`: the photos of the scripts and data files the page loads, each file's
         /// apart, given to the page only if no earlier page (in crawl order) named that file.
         case read(
@@ -212,7 +212,7 @@ package struct Crawler: Sendable {
     }
 
     /// The image references of one committed page, sent to the engine in crawl order.
-    private struct Emission: Sendable {
+    struct Emission: Sendable {
         let images: [ImageReference]
         let base: CanonicalURL
         let document: Int
@@ -266,12 +266,14 @@ package struct Crawler: Sendable {
     private func crawlPages(
         start: FetchedDocument, summary: inout CrawlSummary, batches: DiscoveryBatches, guesses: GuessedPages?
     ) async throws(CrawlError) -> [CanonicalURL] {
-        var frontier = Frontier(
-            start: start.url, scope: CrawlScope(source: source, scope: configuration.scope), maxDepth: configuration.maxDepth,
-            maxPages: configuration.maxPages)
-        guard let first = frontier.next() else { return [] }
+        var ledger = Ledger(
+            frontier: Frontier(
+                start: start.url, scope: CrawlScope(source: source, scope: configuration.scope),
+                maxDepth: configuration.maxDepth, maxPages: configuration.maxPages))
+        guard let first = ledger.frontier.next() else { return [] }
         let resources = PageResources(
-            session: session, gate: gate, cache: cache, scope: frontier.scope, discoversFeeds: configuration.feed == nil)
+            session: session, gate: gate, cache: cache, scope: ledger.frontier.scope,
+            discoversFeeds: configuration.feed == nil)
         var startResult: PageResult
         do {
             startResult = try Self.read(start, page: first)
@@ -279,79 +281,11 @@ package struct Crawler: Sendable {
             throw CrawlError.startUnreadable("cannot read \(start.url) as HTML: \(error)")
         }
         startResult = await Self.addResources(to: startResult, from: resources)
-        var feeds: [CanonicalURL] = []
-        var seenFeeds: Set<CanonicalURL> = []
-        var bodies: [String: Int] = [:]
-        /// Pages by their path and the images they show (`listingKey`).
-        var listings: [String: Int] = [:]
-        // Scripts and data files whose photos a page has been given: a file several pages load
-        // (a listing every page advertises) gives its photos to the first of them in crawl
-        // order only. Its photos on later pages would be repeats (a photo's album is the first
-        // page it is found on), and P pages times N photos of them made a crawl quadratic.
-        var givenResources: Set<CanonicalURL> = []
         var pending: [Int: PageResult] = [0: startResult]
         var nextToRead = 0
         /// Each page's depth, by its number: a guessed page is one level below its link's page.
         var depths: [Int: Int] = [first.sequence: first.depth]
         let concurrency = max(1, configuration.pageConcurrency)
-
-        /// Takes a page into the crawl: its links, feeds and photo links now; its references
-        /// are returned, to be sent in order.
-        func commit(_ result: PageResult) -> Emission? {
-            switch result {
-            case .failed(let message):
-                logger.info("page failed: \(message)")
-                summary.pageFailures.append(message)
-            case .deadLink(let message):
-                logger.info("dead link: \(message)")
-                summary.deadLinks += 1
-                summary.warnings.append(message)
-            case .notPage:
-                summary.notPages += 1
-            case .refused(let reason):
-                if reason == .robots { summary.robotsRefused += 1 } else { summary.refusals.outOfScope += 1 }
-            case .read(let page, let url, var scan, let base, let bodyHash, let warnings, let resources):
-                logger.info(
-                    "page \(url) read (depth \(page.depth)): \(scan.images.count) image references, \(scan.links.count) links, \(scan.feeds.count) feeds"
-                )
-                summary.pages += 1
-                summary.warnings += warnings
-                progress.update { $0.pagesCrawled += 1 }
-                // `/gallery/` and `/gallery/index.html` are often one page, and one listing is
-                // reached by several URLs (`?sort=date`, `?view=grid`, tracking parameters): read
-                // once, counted once (in `--max-pages` and in which images most pages show).
-                let listing = Self.listingKey(url, scan.images)
-                if let earlier = bodies[bodyHash] ?? listing.flatMap({ listings[$0] }) {
-                    summary.pageNumbers[page.url] = earlier
-                    summary.pageNumbers[url] = summary.pageNumbers[url] ?? earlier
-                    frontier.repeated()
-                    return nil
-                }
-                bodies[bodyHash] = page.sequence
-                if let listing { listings[listing] = page.sequence }
-                for resource in resources where givenResources.insert(resource.url).inserted {
-                    scan.addPhotos(resource.photos, fromScript: resource.isScript)
-                }
-                summary.pageNumbers[page.url] = page.sequence
-                summary.pageNumbers[url] = summary.pageNumbers[url] ?? page.sequence
-                summary.documents[page.sequence] = .init(url: url, kind: .page, title: scan.title, heading: scan.heading)
-                // JSON documents a page links are its data, read with it (`PageResources`).
-                for link in scan.feeds where !link.type.contains("json") {
-                    guard let feed = CanonicalURL(link.href, relativeTo: base), feed.isWeb, seenFeeds.insert(feed).inserted
-                    else { continue }
-                    feeds.append(feed)
-                }
-                for link in scan.links {
-                    guard let target = CanonicalURL(link.href, relativeTo: base), target.isWeb else { continue }
-                    if let photo = link.photo {
-                        summary.photoLinks.append(.init(document: page.sequence, photo: photo, page: target))
-                    }
-                    frontier.offer(target, from: page.depth)
-                }
-                return Emission(images: scan.images, base: base, document: page.sequence)
-            }
-            return nil
-        }
 
         await withTaskGroup(of: Step.self) { group in
             var inFlight = 0
@@ -362,7 +296,7 @@ package struct Crawler: Sendable {
             while true {
                 while let result = pending.removeValue(forKey: nextToRead) {
                     nextToRead += 1
-                    if let emission = commit(result) {
+                    if let emission = ledger.take(result, into: &summary, logger: logger, progress: progress) {
                         emissions.append(emission)
                         queuedReferences += emission.images.count
                     }
@@ -374,7 +308,7 @@ package struct Crawler: Sendable {
                     group.addTask { .emitted(await Self.send(emission, to: batches)) }
                 }
                 while inFlight < concurrency, queuedReferences < Self.readAheadReferences,
-                    pending.count + emissions.count < Self.readAheadPages, let page = frontier.next()
+                    pending.count + emissions.count < Self.readAheadPages, let page = ledger.frontier.next()
                 {
                     inFlight += 1
                     depths[page.sequence] = page.depth
@@ -385,8 +319,8 @@ package struct Crawler: Sendable {
                     guard let guesses else { break }
                     var admitted = 0
                     for found in await guesses.round(sent: batches.guessesSent) {
-                        guard let depth = depths[found.linkedFrom], frontier.offer(found.key, from: depth) != nil,
-                            let page = frontier.next()
+                        guard let depth = depths[found.linkedFrom], ledger.frontier.offer(found.key, from: depth) != nil,
+                            let page = ledger.frontier.next()
                         else { continue }
                         logger.info("link \(found.key) is a page (depth \(page.depth)); read as one")
                         inFlight += 1
@@ -419,10 +353,10 @@ package struct Crawler: Sendable {
                 }
             }
         }
-        summary.refusals.outOfScope += frontier.refusals.outOfScope
-        summary.refusals.beyondDepth += frontier.refusals.beyondDepth
-        summary.refusals.beyondPageLimit += frontier.refusals.beyondPageLimit
-        return feeds
+        summary.refusals.outOfScope += ledger.frontier.refusals.outOfScope
+        summary.refusals.beyondDepth += ledger.frontier.refusals.beyondDepth
+        summary.refusals.beyondPageLimit += ledger.frontier.refusals.beyondPageLimit
+        return ledger.feeds
     }
 
     /// What makes two URLs one listing: the same path (the query aside) showing the same set of
