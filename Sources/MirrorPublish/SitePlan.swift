@@ -109,9 +109,28 @@ struct SitePlan {
     /// Photos in the whole site.
     private(set) var photoCount = 0
 
+    /// The site of `manifest`, `itemsPerPage` photos a page: its albums (nested by folder),
+    /// each photo in the album of its largest rendition, the albums' covers, and the pages.
     init(manifest: Manifest, itemsPerPage: Int) {
         siteTitle = manifest.title.map(Self.withoutPageNumber) ?? Self.fallbackTitle(for: manifest.source)
         albums = [Album(url: nil, title: siteTitle, fileBase: "index")]
+        let albumOfURL = addAlbums(manifest)
+        nest()
+        let all = manifest.table
+        placePhotos(
+            Self.photoGroups(all), of: all, albumOfURL: albumOfURL,
+            albumOfCover: Self.albumsByCover(manifest, albumOfURL: albumOfURL))
+        for index in albums.indices {
+            albums[index].sortsByDate =
+                albums[index].photos.lazy.filter { PhotoView.embedded(of: $0)?.taken != nil }.prefix(2).count >= 2
+        }
+        paginate(itemsPerPage: itemsPerPage)
+    }
+
+    /// Adds an album for each of the manifest's albums but the start page (the root) and the
+    /// further pages of an album (`?page=2`), each with a file base of its own; returns the
+    /// album of each album URL.
+    private mutating func addAlbums(_ manifest: Manifest) -> [String: Int] {
         var albumOfURL: [String: Int] = [:]
         let sourceDirectory = Self.directory(of: manifest.source)
         var usedBases: Set<String> = ["index"]
@@ -142,15 +161,20 @@ struct SitePlan {
                     url: album.url, title: album.title.map(Self.withoutPageNumber) ?? Self.lastSegment(album.url), fileBase: base)
             )
         }
-        nest()
+        return albumOfURL
+    }
 
-        // Renditions of one photo share `variantOf` (or are the photo's largest rendition). A
-        // photo's first item is kept apart from the rest, so the usual photo of one rendition
-        // needs no array of its own. A photo is found by the number of the item that is its
-        // largest rendition, as the plan sets `variantOf`: a table of every key, held while the
-        // pages were planned, was a first run's peak. Only a `variantOf` given as text (a
-        // manifest made whole) is looked up by key.
-        let all = manifest.table
+    /// The items of one photo: its own item (-1 when its key is no item's), its first
+    /// rendition, the rest.
+    typealias PhotoGroup = (photo: Int32, first: Int32, rest: [Int32])
+
+    /// The items of `all` by photo. Renditions of one photo share `variantOf` (or are the
+    /// photo's largest rendition). A photo's first item is kept apart from the rest, so the
+    /// usual photo of one rendition needs no array of its own. A photo is found by the number
+    /// of the item that is its largest rendition, as the plan sets `variantOf`: a table of every
+    /// key, held while the pages were planned, was a first run's peak. Only a `variantOf` given
+    /// as text (a manifest made whole) is looked up by key.
+    static func photoGroups(_ all: ItemTable) -> [PhotoGroup] {
         var indexOfKey: [String: Int32] = [:]
         if all.hasVariantTexts {
             for index in all.indices where indexOfKey[all.key(at: index)] == nil {
@@ -159,8 +183,7 @@ struct SitePlan {
         }
         var groupOfItem = [Int32](repeating: -1, count: all.count)
         var groupOfText: [String: Int] = [:]
-        // The photo's own item (-1 when its key is no item's), its first rendition, the rest.
-        var groups: [(photo: Int32, first: Int32, rest: [Int32])] = []
+        var groups: [PhotoGroup] = []
         groups.reserveCapacity(all.count)
         for index in all.indices {
             var photo = Int32(index)
@@ -186,15 +209,27 @@ struct SitePlan {
                 groups.append((photo, Int32(index), []))
             }
         }
-        groupOfItem = []
-        // The albums whose cover each cover key is (SPEC: an album's cover is the album's
-        // picture, never a photo of its own). The start page is no album's cover.
+        return groups
+    }
+
+    /// The album whose cover each cover key is (SPEC: an album's cover is the album's
+    /// picture, never a photo of its own). The start page is no album's cover.
+    private static func albumsByCover(_ manifest: Manifest, albumOfURL: [String: Int]) -> [String: Int] {
         var albumOfCover: [String: Int] = [:]
         for album in manifest.albums ?? [] {
             if let cover = album.cover, let index = albumOfURL[album.url], index != 0, albumOfCover[cover] == nil {
                 albumOfCover[cover] = index
             }
         }
+        return albumOfCover
+    }
+
+    /// Puts each photo of `groups` in its album (the album of its largest rendition), or, for
+    /// the picture of another album only, as that album's cover; a photo's display item is its
+    /// smallest rendition, its original its largest.
+    private mutating func placePhotos(
+        _ groups: consuming [PhotoGroup], of all: ItemTable, albumOfURL: [String: Int], albumOfCover: [String: Int]
+    ) {
         /// A photo worked out, before the shared table of renditions exists.
         struct Planned {
             var album: Int
@@ -244,11 +279,11 @@ struct SitePlan {
             albums[entry.album].photos.append(photo)
             photoCount += 1
         }
+    }
 
-        for index in albums.indices {
-            albums[index].sortsByDate =
-                albums[index].photos.lazy.filter { PhotoView.embedded(of: $0)?.taken != nil }.prefix(2).count >= 2
-        }
+    /// The pages of each album that has photos or albums in it (and of the root, always),
+    /// `itemsPerPage` photos a page.
+    private mutating func paginate(itemsPerPage: Int) {
         let perPage = max(1, itemsPerPage)
         for (index, album) in albums.enumerated() where index == 0 || !album.photos.isEmpty || !album.children.isEmpty {
             let count = max(1, (album.photos.count + perPage - 1) / perPage)
