@@ -59,32 +59,7 @@ package struct PublishPlan {
     ) async throws(StoreError) {
         // Positions, not copies of the items: the copies added to the run's peak.
         let previousItems = previous?.items ?? PreviousManifest.Items()
-        // The last run's items in key order (positions, first of equal keys first), walked
-        // beside the catalog, which is in key order too: a dictionary of them and a set of the
-        // published keys added to the run's peak.
-        let order = previousItems.indices.sorted { a, b in
-            let (first, second) = (previousItems.key(at: a), previousItems.key(at: b))
-            let order = ByteOrder.compare(first, second)
-            return order == 0 ? a < b : order < 0
-        }
-        var republished = [Bool](repeating: false, count: order.count)
-        var cursor = 0
-        /// The position in `order` of the first previous item with `key`, if there is one.
-        func previousPosition(of key: String) -> Int? {
-            while cursor < order.count, ByteOrder.precedes(previousItems.key(at: order[cursor]), key.utf8) {
-                cursor += 1
-            }
-            return cursor < order.count && ByteOrder.equal(previousItems.key(at: order[cursor]), key.utf8) ? cursor : nil
-        }
-        /// Marks every previous item with the key at `position` as published again.
-        func republish(_ position: Int?) {
-            guard var next = position else { return }
-            let key = previousItems.key(at: order[next])
-            while next < order.count, ByteOrder.equal(previousItems.key(at: order[next]), key) {
-                republished[next] = true
-                next += 1
-            }
-        }
+        var walk = PreviousWalk(previousItems)
         // Where each entry's item is, by the entry's number in `groups.entries`.
         var itemOfEntry = [Int32](repeating: -1, count: entries.count)
         // The title and caption each item's file gives, for the items whose file gives one.
@@ -99,24 +74,13 @@ package struct PublishPlan {
         var records: [Int: StoredImage] = [:]
         for (number, entry) in groups.entries.enumerated() {
             if number % Self.recordBatch == 0 {
-                let batch = groups.entries[number..<min(number + Self.recordBatch, groups.entries.count)]
-                // A key loaded before the crawl ended and rejected after it (a guess that is a
-                // smaller rendition) is not published: its record is not needed.
-                let numbers = batch.indices.filter { groups.entries[$0].isStored && groups.entries[$0].verdict == .accepted }
-                let rows = try await read(numbers.map { groups.entries[$0].key })
-                records = [:]
-                for (number, row) in zip(numbers, rows) {
-                    guard let row else {
-                        throw StoreError(
-                            .inconsistent, "the store has no record of \(groups.entries[number].key), which it stored this run")
-                    }
-                    records[number] = row
-                }
+                records = try await Self.records(
+                    of: groups.entries[number..<min(number + Self.recordBatch, groups.entries.count)], read: read)
             }
             let key = entry.key.string
-            let position = previousPosition(of: key)
+            let position = walk.position(of: key)
             // The previous item's number, if the key had one.
-            let before = position.map { order[$0] }
+            let before = position.map { walk.order[$0] }
             if groups.decorations.contains(entry.key), entry.verdict == .accepted {
                 // Fetched before the crawl was over and the decoration known: not published,
                 // and the next publish step removes its file.
@@ -136,7 +100,7 @@ package struct PublishPlan {
             }
             if let image = records[number], entry.verdict == .accepted {
                 itemOfEntry[number] = Int32(items.count)
-                republish(position)
+                walk.republish(position)
                 items.append(
                     key: key, path: image.path, sha256: image.sha256, bytes: image.byteCount, contentType: image.contentType,
                     title: entry.title, metadata: entry.metadata.isEmpty ? nil : entry.metadata, etag: image.etag,
@@ -183,7 +147,7 @@ package struct PublishPlan {
                     if previousFull == nil { previousFull = previous?.fullItems() ?? [:] }
                     if let item = previousFull?[key] {
                         itemOfEntry[number] = Int32(items.count)
-                        republish(position)
+                        walk.republish(position)
                         items.append(item)
                         kept.append(key)
                         continue
@@ -195,10 +159,71 @@ package struct PublishPlan {
         siteTitle = summary.documents[0].flatMap { $0.kind == .page ? $0.title ?? $0.heading : nil }
         describePhotos(groups: groups, itemOfEntry: itemOfEntry, fileTexts: fileTexts, summary: summary)
         if withholdingLocation { items.removeLocations() }
-        removed = order.indices.filter { !republished[$0] }.map { previousItems[order[$0]].key }
+        removed = walk.notRepublished.map { previousItems[$0].key }
         if summary.unusableReferences > 0 {
             warnings.append("\(summary.unusableReferences) image references had URLs that could not be read")
         }
+    }
+
+    /// The records of the keys of `batch` to publish, by entry number: those the loader stored
+    /// and the validators accepted (a key loaded before the crawl ended and rejected after it,
+    /// a guess that is a smaller rendition, is not published: its record is not needed).
+    /// - Throws: what `read` throws, or `StoreError` when a stored key has no record.
+    private static func records(
+        of batch: ArraySlice<CatalogEntry>, read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?]
+    ) async throws(StoreError) -> [Int: StoredImage] {
+        let numbers = batch.indices.filter { batch[$0].isStored && batch[$0].verdict == .accepted }
+        let rows = try await read(numbers.map { batch[$0].key })
+        var records: [Int: StoredImage] = [:]
+        for (number, row) in zip(numbers, rows) {
+            guard let row else {
+                throw StoreError(.inconsistent, "the store has no record of \(batch[number].key), which it stored this run")
+            }
+            records[number] = row
+        }
+        return records
+    }
+
+    /// The last run's items in key order (positions, first of equal keys first), walked beside
+    /// the catalog, which is in key order too: a dictionary of them and a set of the published
+    /// keys added to the run's peak.
+    struct PreviousWalk {
+        private let items: PreviousManifest.Items
+        /// Positions of `items`, in key order.
+        let order: [Int]
+        private var republished: [Bool]
+        private var cursor = 0
+
+        init(_ items: PreviousManifest.Items) {
+            self.items = items
+            order = items.indices.sorted { a, b in
+                let order = ByteOrder.compare(items.key(at: a), items.key(at: b))
+                return order == 0 ? a < b : order < 0
+            }
+            republished = [Bool](repeating: false, count: order.count)
+        }
+
+        /// The position in `order` of the first previous item with `key`, if there is one; keys
+        /// are asked in key order.
+        mutating func position(of key: String) -> Int? {
+            while cursor < order.count, ByteOrder.precedes(items.key(at: order[cursor]), key.utf8) {
+                cursor += 1
+            }
+            return cursor < order.count && ByteOrder.equal(items.key(at: order[cursor]), key.utf8) ? cursor : nil
+        }
+
+        /// Marks every previous item with the key at `position` as published again.
+        mutating func republish(_ position: Int?) {
+            guard var next = position else { return }
+            let key = items.key(at: order[next])
+            while next < order.count, ByteOrder.equal(items.key(at: order[next]), key) {
+                republished[next] = true
+                next += 1
+            }
+        }
+
+        /// The previous items not published again, as positions of `items`, in key order.
+        var notRepublished: [Int] { order.indices.filter { !republished[$0] }.map { order[$0] } }
     }
 
     /// The title and caption an item's file gives.
