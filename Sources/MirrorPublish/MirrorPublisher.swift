@@ -214,7 +214,23 @@ package struct MirrorPublisher: Sendable {
 
     private func prepare(_ manifest: Manifest, into prepared: Prepared) async throws(PublishError) -> PreparedSite {
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
-        let start = try await BlockingWork.run { () throws(PublishError) -> Start in
+        let start = try await begin(manifest, fingerprintsURL: fingerprintsURL, into: prepared)
+        guard let site = start.site else {
+            let pages = start.previous?.pages ?? [:]
+            return PreparedSite(
+                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages.count), pages: pages.keys.sorted())
+        }
+        let (written, fingerprints, outcome) = try await writePages(of: site, manifest: manifest, start: start, into: prepared)
+        try await finish(
+            site, manifest: manifest, start: start, fingerprints: fingerprints, fingerprintsURL: fingerprintsURL,
+            written: written, into: prepared)
+        return PreparedSite(files: prepared.all, outcome: outcome, pages: site.pages.map(\.fileName))
+    }
+
+    /// The first step of `prepare`: writes the changed assets, and works out whether the site
+    /// is current (`PageFingerprints`); if it is not, plans it (`Start.site`).
+    private func begin(_ manifest: Manifest, fingerprintsURL: URL, into prepared: Prepared) async throws(PublishError) -> Start {
+        try await BlockingWork.run { () throws(PublishError) -> Start in
             // Files this publish wrote (unflushed), so the flush below is skipped when there are none.
             var written = 0
             for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
@@ -240,16 +256,18 @@ package struct MirrorPublisher: Sendable {
             let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
             return Start(written: written, canSkip: canSkip, previous: previous, siteInput: siteInput, site: site)
         }
-        guard let site = start.site else {
-            let pages = start.previous?.pages ?? [:]
-            return PreparedSite(
-                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages.count), pages: pages.keys.sorted())
-        }
+    }
+
+    /// The pages of `site` that changed, rendered and written under temporary names, last page
+    /// first (a page is never written before the pages it links forward to), a few at a time
+    /// (one per core, so the site is never all in memory): how many files were written in all,
+    /// the pages' fingerprints, and how many were rendered and skipped.
+    private func writePages(
+        of site: SitePlan, manifest: Manifest, start: Start, into prepared: Prepared
+    ) async throws(PublishError) -> (written: Int, fingerprints: PageFingerprints, outcome: Outcome) {
         var written = start.written
         var next = PageFingerprints()
         var outcome = Outcome()
-        // Last page first, so a page is never written before the pages it links forward to;
-        // a few pages at a time (one per core), so the site is never all in memory.
         let group = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var end = site.pages.count
         while end > 0 {
@@ -285,8 +303,15 @@ package struct MirrorPublisher: Sendable {
             }
             end = indices[0]
         }
-        let fingerprints = next
-        let total = written
+        return (written, next, outcome)
+    }
+
+    /// The last step of `prepare`: the feed and the search index, the fingerprints for the next
+    /// publish, and one flush of the file system for every file written (none when none was).
+    private func finish(
+        _ site: SitePlan, manifest: Manifest, start: Start, fingerprints: PageFingerprints, fingerprintsURL: URL,
+        written total: Int, into prepared: Prepared
+    ) async throws(PublishError) {
         try await BlockingWork.run { () throws(PublishError) in
             var written = total
             var next = fingerprints
@@ -321,7 +346,6 @@ package struct MirrorPublisher: Sendable {
             // much of a no-op's time.
             if written > 0 { try flush() }
         }
-        return PreparedSite(files: prepared.all, outcome: outcome, pages: site.pages.map(\.fileName))
     }
 
     /// Flushes the file system holding the mirror.
