@@ -168,8 +168,11 @@ final class ConnectProxy: Sendable {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
-            try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"))
+            // Everything after the connect happens inside `executeThenClose`: an upstream
+            // channel dropped without it (the client gone before the 200 went out) ends the test
+            // process ("Deinited NIOAsyncWriter without calling finish()").
             try await upstream.executeThenClose { upstreamIn, upstreamOut in
+                try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"))
                 if let end, head.readableBytes > end {
                     head.moveReaderIndex(forwardBy: end)
                     try await upstreamOut.write(head)
