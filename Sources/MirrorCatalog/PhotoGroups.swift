@@ -237,48 +237,98 @@ package struct PhotoGroups {
     ) {
         self.entries = CatalogEntry.sortedByKey(entries)
         self.evidence = evidence
-        let entries = self.entries
-        let graph = Incidence(entries: entries)
-        let keyCount = entries.count
+        // What the pages say, then the pairs it proposes, then the photos they make.
+        let structure = Structure(entries: self.entries, summary: summary, number: number(of:))
+        var joining = Joining(entries: self.entries, evidence: evidence, structure: structure)
+        joining.proposeWithinDocuments()
+        copyOf = structure.family
+        joining.proposeFamilies()
+        let ownPages = proposeOwnPages(&joining, summary: summary)
+        unjudged = joining.unjudged
+        confirmed = joining.confirmedKey
+        coverPairs = joining.coverPairs
+        numberPhotos(&joining, ownPages: ownPages, summary: summary)
+        decorations = findsDecorations ? decorations(frequent: structure.frequent) : []
+    }
 
-        var linkOfLocal: [Local: CanonicalURL] = [:]
-        for link in summary.photoLinks { linkOfLocal[Local(document: link.document, photo: link.photo)] = link.page }
-        // A guessed image URL that answered with a page is the photo's link to its own page
-        // (`/wiki/File:X.jpg` around the thumbnail): the page's main image is the same photo.
-        for entry in entries where entry.isGuessedPage {
-            for sighting in entry.sightings {
-                guard let photo = sighting.photo else { continue }
-                let local = Local(document: sighting.document, photo: photo)
-                if linkOfLocal[local] == nil { linkOfLocal[local] = entry.key }
-            }
+    /// What the pages say of the keys, before any pair is proposed: which keys show which local
+    /// photos (`graph`), which photo links to which page, which keys are the site's furniture
+    /// (`frequent`), which a CMS made from which original (`family`), and which are
+    /// placeholders.
+    private struct Structure {
+        let entries: [CatalogEntry]
+        let graph: Incidence
+        /// The page each local photo links to.
+        private(set) var linkOfLocal: [Local: CanonicalURL] = [:]
+        /// By document: how many of its photos link to other pages of the crawl.
+        private(set) var linkingPhotos: [Int: Int] = [:]
+        private let pageNumbers: [CanonicalURL: Int]
+        /// Images alone on most pages (an arrow, a theme's button): decoration, joined to
+        /// nothing and never a per-photo page's main image.
+        private(set) var frequent: [Bool]
+        /// The original each key is a CMS's resized copy of (`RenditionFamily`), by number, or -1.
+        private(set) var family: [Int32]
+        /// The original each key's name says it was made from, when the catalog does not hold
+        /// it: copies of one such original propose each other.
+        private(set) var siblings: [String: [Int]] = [:]
+        /// Keys whose local photos differ in more than two ways.
+        private(set) var placeholder: [Bool]
+
+        init(entries: [CatalogEntry], summary: CrawlSummary, number: (CanonicalURL) -> Int?) {
+            self.entries = entries
+            graph = Incidence(entries: entries)
+            pageNumbers = summary.pageNumbers
+            let keyCount = entries.count
+            frequent = Array(repeating: false, count: keyCount)
+            family = Array(repeating: Int32(-1), count: keyCount)
+            placeholder = Array(repeating: false, count: keyCount)
+            findLinks(summary: summary)
+            findFrequent(summary: summary)
+            findFamilies(number: number)
+            findPlaceholders()
         }
-        // A page with more than two photos that link to other pages of the crawl is an album
-        // page (Zenphoto's "back" arrow links to one), not a per-photo page (which links at most
-        // its neighbours). Links to the page itself (a wiki's file page links its own preview)
-        // and out of the crawl (a "Powered by" badge) say nothing of it.
-        let linkingPhotos = Dictionary(
-            grouping: linkOfLocal.filter { local, target in
-                summary.pageNumbers[target].map { $0 != local.document } ?? false
-            }.keys, by: \.document
-        ).mapValues(\.count)
+
+        private mutating func findLinks(summary: CrawlSummary) {
+            for link in summary.photoLinks { linkOfLocal[Local(document: link.document, photo: link.photo)] = link.page }
+            // A guessed image URL that answered with a page is the photo's link to its own page
+            // (`/wiki/File:X.jpg` around the thumbnail): the page's main image is the same photo.
+            for entry in entries where entry.isGuessedPage {
+                for sighting in entry.sightings {
+                    guard let photo = sighting.photo else { continue }
+                    let local = Local(document: sighting.document, photo: photo)
+                    if linkOfLocal[local] == nil { linkOfLocal[local] = entry.key }
+                }
+            }
+            // A page with more than two photos that link to other pages of the crawl is an album
+            // page (Zenphoto's "back" arrow links to one), not a per-photo page (which links at most
+            // its neighbours). Links to the page itself (a wiki's file page links its own preview)
+            // and out of the crawl (a "Powered by" badge) say nothing of it.
+            let pageNumbers = self.pageNumbers
+            linkingPhotos = Dictionary(
+                grouping: linkOfLocal.filter { local, target in
+                    pageNumbers[target].map { $0 != local.document } ?? false
+                }.keys, by: \.document
+            ).mapValues(\.count)
+        }
+
+        /// Whether `local` links to a per-photo page of the crawl.
         func linksToPhotoPage(_ local: Local) -> Bool {
-            guard let target = linkOfLocal[local], let page = summary.pageNumbers[target] else { return false }
+            guard let target = linkOfLocal[local], let page = pageNumbers[target] else { return false }
             return linkingPhotos[page, default: 0] <= 2
         }
 
-        // Images alone on most pages (an arrow, a theme's button): decoration, joined to nothing
-        // and never a per-photo page's main image. A thumbnail that links to its per-photo page
-        // is a photo however often it shows (a small gallery's strip is on every page).
-        let pages = summary.documents.values.filter { $0.kind == .page }.count
-        var frequent = Array(repeating: false, count: keyCount)
-        if pages >= 3 {
-            for key in 0..<keyCount {
+        /// A thumbnail that links to its per-photo page is a photo however often it shows (a
+        /// small gallery's strip is on every page).
+        private mutating func findFrequent(summary: CrawlSummary) {
+            let pages = summary.documents.values.filter { $0.kind == .page }.count
+            guard pages >= 3 else { return }
+            for key in 0..<entries.count {
                 let locals = graph.locals(ofKey: key)
                 guard !locals.isEmpty,
                     locals.allSatisfy({
                         graph.keys(ofLocal: Int($0)).count == 1 && !linksToPhotoPage(graph.locals[Int($0)])
                     }),
-                    Self.isOnlyInMarkup(entries[key], summary: summary)
+                    PhotoGroups.isOnlyInMarkup(entries[key], summary: summary)
                 else { continue }
                 let onPages = Set(
                     locals.map { graph.locals[Int($0)].document }.filter { summary.documents[$0]?.kind == .page }
@@ -287,57 +337,77 @@ package struct PhotoGroups {
             }
         }
 
-        // The original each key is a CMS's resized copy of (`RenditionFamily`), by number, or -1.
-        var family = Array(repeating: Int32(-1), count: keyCount)
-        // The original each key's name says it was made from, when the catalog does not hold it:
-        // copies of one such original propose each other (below).
-        var siblings: [String: [Int]] = [:]
-        for key in 0..<keyCount {
-            let candidates = RenditionFamily.originals(of: entries[key].key)
-            for text in candidates {
-                guard let original = CanonicalURL(text), let other = number(of: original), other != key else { continue }
-                family[key] = Int32(other)
-                break
+        private mutating func findFamilies(number: (CanonicalURL) -> Int?) {
+            for key in 0..<entries.count {
+                let candidates = RenditionFamily.originals(of: entries[key].key)
+                for text in candidates {
+                    guard let original = CanonicalURL(text), let other = number(original), other != key else { continue }
+                    family[key] = Int32(other)
+                    break
+                }
+                if family[key] < 0, let stem = candidates.first { siblings[stem, default: []].append(key) }
             }
-            if family[key] < 0, let stem = candidates.first { siblings[stem, default: []].append(key) }
         }
+
         /// Whether two keys are copies of one original, or one is the other's.
         func isKin(_ a: Int, _ b: Int) -> Bool {
             family[a] == Int32(b) || family[b] == Int32(a) || (family[a] >= 0 && family[a] == family[b])
         }
 
-        // Placeholders: keys whose local photos differ in more than two ways. A CMS's copies of
-        // one original beside it make no difference (a wiki's file shows with a different
-        // thumbnail on each page that lists it).
-        var placeholder = Array(repeating: false, count: keyCount)
-        for key in 0..<keyCount where graph.locals(ofKey: key).count > 2 {
-            var shapes: Set<String> = []
-            for local in graph.locals(ofKey: key) {
-                let others = graph.keys(ofLocal: Int(local)).filter { Int($0) != key && !isKin(key, Int($0)) }
-                    .map { entries[Int($0)].key.string }.sorted()
-                shapes.insert(others.joined(separator: " ") + " -> " + (linkOfLocal[graph.locals[Int(local)]]?.string ?? ""))
-                if shapes.count > 2 { break }
+        /// Placeholders: keys whose local photos differ in more than two ways. A CMS's copies
+        /// of one original beside it make no difference (a wiki's file shows with a different
+        /// thumbnail on each page that lists it).
+        private mutating func findPlaceholders() {
+            for key in 0..<entries.count where graph.locals(ofKey: key).count > 2 {
+                var shapes: Set<String> = []
+                for local in graph.locals(ofKey: key) {
+                    let others = graph.keys(ofLocal: Int(local)).filter { Int($0) != key && !isKin(key, Int($0)) }
+                        .map { entries[Int($0)].key.string }.sorted()
+                    shapes.insert(
+                        others.joined(separator: " ") + " -> " + (linkOfLocal[graph.locals[Int(local)]]?.string ?? ""))
+                    if shapes.count > 2 { break }
+                }
+                if shapes.count > 2 { placeholder[key] = true }
             }
-            if shapes.count > 2 { placeholder[key] = true }
         }
 
-        // Keys join as renditions of one photo only when the structure proposes the pair and,
-        // where `evidence` has compared them, their pixels match (`propose`).
-        var sets = DisjointSets(count: keyCount)
-        var confirmedKey = Array(repeating: false, count: keyCount)
-        var unjudged: [RenditionEvidence.Pair] = []
-        // A key shown in many different company (a spinner every lazy image shows) is put to
-        // the pixels like any other, up to `placeholderLocals` photos: past that, comparing it
-        // with each would cost more than it could tell, and it joins nothing.
+        /// A key shown in many different company (a spinner every lazy image shows) is put to
+        /// the pixels like any other, up to `placeholderLocals` photos: past that, comparing it
+        /// with each would cost more than it could tell, and it joins nothing.
         func eligible(_ key: Int) -> Bool {
             !frequent[key] && !graph.locals(ofKey: key).isEmpty
-                && !(placeholder[key] && graph.locals(ofKey: key).count > Self.placeholderLocals)
+                && !(placeholder[key] && graph.locals(ofKey: key).count > PhotoGroups.placeholderLocals)
         }
+    }
+
+    /// The pairs the structure proposes, and the sets of keys they join: keys join as
+    /// renditions of one photo only when the structure proposes the pair and, where `evidence`
+    /// has compared them, their pixels match (`propose`).
+    private struct Joining {
+        let entries: [CatalogEntry]
+        let evidence: RenditionEvidence?
+        let structure: Structure
+        var sets: DisjointSets
+        var confirmedKey: [Bool]
+        var unjudged: [RenditionEvidence.Pair] = []
+        var coverPairs: Set<RenditionEvidence.Pair> = []
+        /// The largest rendition of each local photo, by key number, or -1.
+        var anchorOfLocal: [Int32]
+
+        init(entries: [CatalogEntry], evidence: RenditionEvidence?, structure: Structure) {
+            self.entries = entries
+            self.evidence = evidence
+            self.structure = structure
+            sets = DisjointSets(count: entries.count)
+            confirmedKey = Array(repeating: false, count: entries.count)
+            anchorOfLocal = Array(repeating: Int32(-1), count: structure.graph.locals.count)
+        }
+
         /// Joins keys `a` and `b` unless their pixels were compared and differ. Every proposal
         /// without an answer is recorded (`unjudged`), even of keys already joined otherwise,
         /// so one round of comparisons answers them all. A `weak` proposal (an album's cover
         /// and the photos of the album it links to) joins only on a match.
-        func propose(_ a: Int, _ b: Int, weak: Bool = false) {
+        mutating func propose(_ a: Int, _ b: Int, weak: Bool = false) {
             guard a != b else { return }
             if weak { coverPairs.insert(RenditionEvidence.Pair(entries[a].key, entries[b].key)) }
             let answer = evidence?.answer(entries[a].key, entries[b].key)
@@ -354,81 +424,97 @@ package struct PhotoGroups {
             }
             sets.union(a, b)
         }
-        // The renditions one document shows as one photo (a `srcset`, an image and its link's
-        // target, its `data-*` values): each pair of them when they are few (so a spinner
-        // among them splits from the photo, not the photo's renditions from each other), else
-        // each against the largest, the local's anchor.
-        var anchorOfLocal = Array(repeating: Int32(-1), count: graph.locals.count)
-        for local in 0..<graph.locals.count {
-            let keys = graph.keys(ofLocal: local).map(Int.init).filter(eligible)
-            guard
-                let anchor = keys.max(by: { a, b in
-                    let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)
-                    if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
-                    return (entries[a].declaredLength ?? -1) < (entries[b].declaredLength ?? -1)
-                })
-            else { continue }
-            anchorOfLocal[local] = Int32(anchor)
-            if keys.count <= Self.pairwiseLocal {
-                for (index, key) in keys.enumerated() { for other in keys[(index + 1)...] { propose(key, other) } }
-            } else {
-                for key in keys where key != anchor { propose(key, anchor) }
+
+        /// The renditions one document shows as one photo (a `srcset`, an image and its link's
+        /// target, its `data-*` values): each pair of them when they are few (so a spinner
+        /// among them splits from the photo, not the photo's renditions from each other), else
+        /// each against the largest, the local's anchor.
+        mutating func proposeWithinDocuments() {
+            let graph = structure.graph
+            for local in 0..<graph.locals.count {
+                let keys = graph.keys(ofLocal: local).map(Int.init).filter(structure.eligible)
+                guard
+                    let anchor = keys.max(by: { a, b in
+                        let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)
+                        if sizeA < sizeB || sizeB < sizeA { return sizeA < sizeB }
+                        return (entries[a].declaredLength ?? -1) < (entries[b].declaredLength ?? -1)
+                    })
+                else { continue }
+                anchorOfLocal[local] = Int32(anchor)
+                if keys.count <= PhotoGroups.pairwiseLocal {
+                    for (index, key) in keys.enumerated() { for other in keys[(index + 1)...] { propose(key, other) } }
+                } else {
+                    for key in keys where key != anchor { propose(key, anchor) }
+                }
             }
         }
-        // A CMS's resized copy and its original (`RenditionFamily`), which a page showing the
-        // copy links only through the photo's own page.
-        copyOf = family
-        for key in 0..<keyCount where family[key] >= 0 && eligible(key) && eligible(Int(family[key])) {
-            propose(key, Int(family[key]))
+
+        /// A CMS's resized copy and its original (`RenditionFamily`), which a page showing the
+        /// copy links only through the photo's own page; and copies of one original that the
+        /// catalog does not hold (prosopopee's `a-x900.jpg` and `a-x2000.jpg`, its `a.jpg` shown
+        /// nowhere): each against the largest of them.
+        mutating func proposeFamilies() {
+            let family = structure.family
+            for key in 0..<entries.count
+            where family[key] >= 0 && structure.eligible(key) && structure.eligible(Int(family[key])) {
+                propose(key, Int(family[key]))
+            }
+            for (_, all) in structure.siblings.sorted(by: { $0.key < $1.key }) where all.count > 1 {
+                let keys = all.filter(structure.eligible)
+                guard
+                    let largest = keys.max(by: { a, b in
+                        let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)
+                        return sizeA < sizeB || (!(sizeB < sizeA) && entries[a].key > entries[b].key)
+                    })
+                else { continue }
+                for key in keys where key != largest { propose(key, largest) }
+            }
         }
-        // Copies of one original that the catalog does not hold (prosopopee's `a-x900.jpg` and
-        // `a-x2000.jpg`, its `a.jpg` shown nowhere): each against the largest of them.
-        for (_, all) in siblings.sorted(by: { $0.key < $1.key }) where all.count > 1 {
-            let keys = all.filter(eligible)
-            guard
-                let largest = keys.max(by: { a, b in
-                    let (sizeA, sizeB) = (entries[a].largestSize, entries[b].largestSize)
-                    return sizeA < sizeB || (!(sizeB < sizeA) && entries[a].key > entries[b].key)
-                })
-            else { continue }
-            for key in keys where key != largest { propose(key, largest) }
-        }
+
         /// The set a local's photo is in; a local with no rendition of its own is alone.
-        func component(_ local: Int) -> Int {
+        mutating func component(_ local: Int) -> Int {
             let anchor = anchorOfLocal[local]
-            return anchor >= 0 ? sets.find(Int(anchor)) : keyCount + local
+            return anchor >= 0 ? sets.find(Int(anchor)) : entries.count + local
         }
-        // A photo that links to a per-photo page is the same photo as that page's main image
-        // (links in document order, so which photos are joined never depends on hashing), when
-        // their pixels agree.
+    }
+
+    /// A photo that links to a per-photo page is the same photo as that page's main image
+    /// (links in document order, so which photos are joined never depends on hashing), when
+    /// their pixels agree; one that links to an album page is that album's cover. Records
+    /// `linkedPages` and `covers`; returns the photos whose own page each local's link is.
+    private mutating func proposeOwnPages(_ joining: inout Joining, summary: CrawlSummary) -> [(local: Int, page: Int)] {
+        let structure = joining.structure
+        let graph = structure.graph
         var ownPages: [(local: Int, page: Int)] = []
-        for (local, target) in linkOfLocal.sorted(by: { $0.key < $1.key }) {
-            guard let number = Incidence.index(of: local, in: graph.locals), anchorOfLocal[number] >= 0,
+        for (local, target) in structure.linkOfLocal.sorted(by: { $0.key < $1.key }) {
+            guard let number = Incidence.index(of: local, in: graph.locals), joining.anchorOfLocal[number] >= 0,
                 let page = summary.pageNumbers[target], page != local.document
             else { continue }
             linkedPages[local] = page
             let candidates = graph.locals(ofDocument: page).filter { candidate in
-                !graph.keys(ofLocal: candidate).allSatisfy { frequent[Int($0)] }
+                !graph.keys(ofLocal: candidate).allSatisfy { structure.frequent[Int($0)] }
             }
             var main =
-                linksToPhotoPage(local)
-                ? Self.mainPhoto(of: candidates, graph: graph, links: linkOfLocal, entries: entries, component: component)
+                structure.linksToPhotoPage(local)
+                ? Self.mainPhoto(
+                    of: candidates, graph: graph, links: structure.linkOfLocal, entries: entries,
+                    component: { joining.component($0) })
                 : []
             // Each of the main photo's renditions (the page's image, the "original" it links)
             // against the linked photo: those whose pixels differ are another photo, and when
             // none is left, the link is a cover's.
-            let own = Int(anchorOfLocal[number])
+            let own = Int(joining.anchorOfLocal[number])
             main = main.filter { photo in
-                let target = Int(anchorOfLocal[photo])
+                let target = Int(joining.anchorOfLocal[photo])
                 guard target >= 0 else { return false }
-                propose(own, target)
-                return sets.find(own) == sets.find(target)
+                joining.propose(own, target)
+                return joining.sets.find(own) == joining.sets.find(target)
             }
             if main.isEmpty {
                 // An album's cover: the album's picture, often one of its photos again under
                 // another name (a theme's cover crop); the pixels say which, if any.
-                for candidate in candidates.prefix(Self.coverCandidates) where anchorOfLocal[candidate] >= 0 {
-                    propose(own, Int(anchorOfLocal[candidate]), weak: true)
+                for candidate in candidates.prefix(Self.coverCandidates) where joining.anchorOfLocal[candidate] >= 0 {
+                    joining.propose(own, Int(joining.anchorOfLocal[candidate]), weak: true)
                 }
             }
             if main.isEmpty || Self.isCover(number, of: main, page: page, graph: graph, entries: entries, summary: summary) {
@@ -437,10 +523,16 @@ package struct PhotoGroups {
                 ownPages.append((number, page))
             }
         }
-        self.unjudged = unjudged
-        self.confirmed = confirmedKey
+        return ownPages
+    }
 
-        // Components become photos, in key order so numbering does not depend on hashing.
+    /// Components become photos, in key order so numbering does not depend on hashing: each
+    /// key's photo, each photo's album (the first page in crawl order where it was found,
+    /// docs/reference.md), its own page, and its keys.
+    private mutating func numberPhotos(
+        _ joining: inout Joining, ownPages: [(local: Int, page: Int)], summary: CrawlSummary
+    ) {
+        let keyCount = entries.count
         var photoOfRoot = Array(repeating: Int32(-1), count: keyCount)
         photoOfKey = Array(repeating: 0, count: keyCount)
         // The first page where each photo was seen as an album's cover: its album only when it
@@ -448,8 +540,8 @@ package struct PhotoGroups {
         var coverAlbum: [Int32] = []
         for key in 0..<keyCount {
             var number = Int32(photoAlbum.count)
-            if eligible(key) {
-                let root = sets.find(key)
+            if joining.structure.eligible(key) {
+                let root = joining.sets.find(key)
                 if photoOfRoot[root] >= 0 { number = photoOfRoot[root] } else { photoOfRoot[root] = number }
             }
             if number == photoAlbum.count {
@@ -457,8 +549,7 @@ package struct PhotoGroups {
                 coverAlbum.append(-1)
             }
             photoOfKey[key] = number
-            // The album (docs/reference.md) is the first page in crawl order where the photo was
-            // found; an album's cover on the page above it is the album's picture, not the photo found.
+            // An album's cover on the page above it is the album's picture, not the photo found.
             for sighting in entries[key].sightings where summary.documents[sighting.document]?.kind == .page {
                 let album = Int32(sighting.document)
                 let isCover = sighting.photo.map { covers[Local(document: sighting.document, photo: $0)] != nil } ?? false
@@ -473,8 +564,8 @@ package struct PhotoGroups {
         // Each photo's own page: the first, in crawl order, whose main image it is.
         photoPage = Array(repeating: -1, count: photoAlbum.count)
         for (local, page) in ownPages {
-            let anchor = Int(anchorOfLocal[local])
-            let root = sets.find(anchor)
+            let anchor = Int(joining.anchorOfLocal[local])
+            let root = joining.sets.find(anchor)
             guard photoOfRoot[root] >= 0 else { continue }
             let photo = Int(photoOfRoot[root])
             if photoPage[photo] < 0 || Int32(page) < photoPage[photo] { photoPage[photo] = Int32(page) }
@@ -490,7 +581,6 @@ package struct PhotoGroups {
             photoKeys[Int(starts[photo])] = Int32(key)
             starts[photo] += 1
         }
-        decorations = findsDecorations ? decorations(frequent: frequent) : []
     }
 
     /// Whether local photo `link`, whose main photo on page `page` is `main`, is that page's
