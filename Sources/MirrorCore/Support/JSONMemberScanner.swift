@@ -10,18 +10,21 @@ import Foundation
 /// dependencies streams JSON. This only finds where values begin and end (strings, escapes,
 /// nesting); a piece that is not valid JSON fails when the caller decodes it.
 package struct JSONMemberScanner {
-    package struct Malformed: Error {}
+    /// The file is not a JSON object, or ends before its end.
+    package struct Malformed: Error, CustomStringConvertible {
+        package var description: String { "not a whole JSON object" }
+    }
 
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
 
-    /// Scans the file at `path`. `element(member, bytes)` is called for each element of the
+    /// Scans the file at `url`. `element(member, bytes)` is called for each element of the
     /// top-level arrays named in `arrays`, in order; the result holds every other top-level
     /// member's value, and an empty value for each named array that was there.
     package static func scan(
-        file path: String, arrays: Set<String>, element: (String, ArraySlice<UInt8>) throws -> Void
+        file url: URL, arrays: Set<String>, element: (String, ArraySlice<UInt8>) throws -> Void
     ) throws -> [String: [UInt8]] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Malformed() }
+        let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var scanner = JSONMemberScanner(arrays: arrays)
         while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
