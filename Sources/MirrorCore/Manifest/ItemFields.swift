@@ -53,7 +53,8 @@ extension Manifest.Item {
         /// as the writer orders them), then any.
         private static func number(named name: UnsafeBufferPointer<UInt8>, guess: Int) -> Int? {
             func isNamed(_ number: Int) -> Bool {
-                names[number].count == name.count && names[number].withUnsafeBufferPointer { $0.elementsEqual(name) }
+                names[number].count == name.count
+                    && names[number].withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
             }
             if guess < names.count, isNamed(guess) { return guess }
             return names.indices.first(where: isNamed)

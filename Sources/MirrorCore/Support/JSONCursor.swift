@@ -126,7 +126,9 @@ package struct JSONCursor {
     }
 
     private func text(_ raw: UnsafeBufferPointer<UInt8>, repairing: Bool, at start: Int) throws(Malformed) -> String {
-        if repairing { return String(decoding: raw, as: UTF8.self) }
+        // ASCII (most text of a manifest) is UTF-8 as it is: `String(validating:)` costs a
+        // lookup of generic metadata on every call.
+        if repairing || raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
         guard let text = String(validating: raw, as: UTF8.self) else { throw Malformed("a string that is not UTF-8", at: start) }
         return text
     }
@@ -186,11 +188,37 @@ package struct JSONCursor {
         return value
     }
 
+    /// Passes over the string at the cursor without making it: its escapes are only walked.
+    private mutating func skipString() throws(Malformed) {
+        if let end = plainStringEnd() {
+            index = end + 1
+            return
+        }
+        index += 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                return
+            case UInt8(ascii: "\\"): index += 2
+            case 0..<0x20: throw failure("a control character in a string")
+            default: index += 1
+            }
+        }
+        throw failure("a string that is not closed")
+    }
+
     // MARK: - Numbers
 
     /// The text of the number at the cursor (after any spaces), checked against the grammar,
     /// and whether it is written as an integer (no fraction, no exponent).
     package mutating func number() throws(Malformed) -> (text: String, isInteger: Bool) {
+        let (range, isInteger) = try numberRange()
+        return (String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self), isInteger)
+    }
+
+    /// `number()` without making its text.
+    private mutating func numberRange() throws(Malformed) -> (Range<Int>, isInteger: Bool) {
         skipSpaces()
         let start = index
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -214,7 +242,7 @@ package struct JSONCursor {
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number without exponent digits") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self), isInteger)
+        return (start..<index, isInteger)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
@@ -294,13 +322,13 @@ package struct JSONCursor {
         guard depth < Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth) levels") }
         guard let next else { throw failure("the text ends where a value should be") }
         switch next {
-        case UInt8(ascii: "\""): _ = try string(repairing: true)
+        case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "{"): try object { _, cursor in try cursor.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try array { try $0.skipValue(depth: depth + 1) }
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
-        default: _ = try number()
+        default: _ = try numberRange()
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Reads a JSON document whose top level is an object a chunk at a time: each element of the
 /// array members it is asked about goes to a handler as its own bytes, and the other members'
-/// values are returned as bytes. Nothing is decoded here; the caller decodes each piece.
+/// values are returned as bytes. Nothing is decoded here; the caller reads each piece (the
+/// manifest's readers with `JSONCursor`).
 ///
 /// Written by hand because Foundation's `JSONDecoder` only takes a whole document, and keeps a
 /// map of every value in it while it decodes: reading a large `manifest.json` held the text and
@@ -92,6 +93,16 @@ package struct JSONMemberScanner {
                 // backslash is passed over in one tight loop (collected by `flush` like any
                 // other bytes) instead of a turn of the state machine per byte.
                 let end = strings.plainRun(in: bytes, from: index)
+                if end > index {
+                    index = end
+                    continue
+                }
+            }
+            if !strings.isInside && (state == .member || state == .arrayElement) {
+                // The indentation of a pretty-printed file, passed over in one loop too: a
+                // space changes nothing in a value, and is collected with it all the same.
+                var end = index
+                while end < bytes.count, bytes[end] == 0x20 || bytes[end] == 0x0A { end += 1 }
                 if end > index {
                     index = end
                     continue
