@@ -164,4 +164,15 @@ struct ManifestFieldTests {
             }
         }
     }
+
+    @Test("a missing file is the file system's no-such-file error, which `verify` tells from a damaged manifest")
+    func missingFile() {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString)/manifest.json")
+        do {
+            _ = try Manifest.read(from: url)
+            Issue.record("a missing file was read")
+        } catch {
+            #expect((error as? CocoaError)?.code == .fileReadNoSuchFile, "\(error)")
+        }
+    }
 }
