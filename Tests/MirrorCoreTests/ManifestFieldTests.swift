@@ -175,4 +175,37 @@ struct ManifestFieldTests {
             #expect((error as? CocoaError)?.code == .fileReadNoSuchFile, "\(error)")
         }
     }
+
+    @Test("a manifest with bytes changed at random, or an item nested deep, is an error or a manifest, never a crash")
+    func mutated() throws {
+        var item = Self.base
+        for field in Manifest.Item.Field.all { try Self.sample(field, on: &item) }
+        let manifest = Manifest(
+            source: "http://h/", generatedAt: Date(timeIntervalSince1970: 0), items: [item, Self.base, item], rejected: [])
+        let encoded = try [UInt8](manifest.encoded())
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mutated-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        // What changes the structure most: brackets, quotes, escapes, separators, digits.
+        let replacements = Array("{}[]\"\\:,0-.eunt \u{1}\u{FF}".utf8)
+        var state: UInt64 = 47
+        func random() -> UInt64 {  // A linear congruential generator: the same bytes on every run.
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        for round in 0..<400 {
+            var bytes = encoded
+            for _ in 0...(round % 4) {
+                let at = Int(random() % UInt64(bytes.count))
+                bytes[at] = replacements[Int(random() % UInt64(replacements.count))]
+            }
+            try Data(bytes).write(to: url)
+            _ = try? Manifest.read(from: url)
+            _ = try? Manifest.Item.read(bytes[...])
+        }
+        for depth in [255, 256, 257, 100_000] {
+            let deep =
+                "{\"key\":\"k\",\"extra\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+            #expect(throws: (any Error).self, "\(depth)") { try Manifest.Item.read(Array(deep.utf8)[...]) }
+        }
+    }
 }
