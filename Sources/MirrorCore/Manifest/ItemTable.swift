@@ -69,31 +69,23 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         var item = Manifest.Item(
             key: keys[index], path: path(at: index), sha256: sha256(at: index), bytes: byteCounts[index],
             contentType: contentType(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index])
-        let embedded = embedded[Int32(index)]
-        for field in Manifest.Item.Field.all { load(field, into: &item, at: index, embedded: embedded) }
+        for field in Manifest.Item.Field.all { load(field, into: &item, at: index) }
         return item
     }
 
-    /// Sets `field` of `item` from the columns of the item at `index` (`embedded` is its
-    /// entry of `embedded`).
-    private func load(_ field: Manifest.Item.Field, into item: inout Manifest.Item, at index: Int, embedded: EmbeddedMetadata?) {
+    /// Sets `field` of `item` from the columns of the item at `index`.
+    private func load(_ field: Manifest.Item.Field, into item: inout Manifest.Item, at index: Int) {
         switch field {
         case .bytes, .contentType, .firstSeen, .key, .lastChecked, .path, .sha256: break  // Every item has them: in the `init`.
+        case .camera, .copyright, .creator, .keywords, .lens, .location, .taken: break  // Set with `exposure`.
+        case .exposure: if let embedded = embedded[Int32(index)] { item.embedded = embedded }
         case .album: item.album = album(at: index)
-        case .camera: item.camera = embedded?.camera
         case .captionFrom: item.captionFrom = captionSource(at: index)
-        case .copyright: item.copyright = embedded?.copyright
-        case .creator: item.creator = embedded?.creator
         case .etag: item.etag = etag(at: index)
-        case .exposure: item.exposure = embedded?.exposure
         case .fingerprint: item.fingerprint = fingerprints[Int32(index)]
         case .height: item.height = dimensions(at: index)?.height
-        case .keywords: item.keywords = embedded?.keywords
         case .lastModified: item.lastModified = lastModified(at: index)
-        case .lens: item.lens = embedded?.lens
-        case .location: item.location = embedded?.location
         case .metadata: item.metadata = metadata(at: index)
-        case .taken: item.taken = embedded?.taken
         case .title: item.title = titles[index]
         case .titleFrom: item.titleFrom = titleSource(at: index)
         case .variantOf: item.variantOf = variantOf(at: index)
