@@ -9,7 +9,8 @@ extension Manifest.Item {
     /// names every place that must say how it is written, read and kept. `ManifestFieldTests`
     /// checks that each field survives every one of them.
     ///
-    /// In UTF-8 byte order of the names, the order `.sortedKeys` writes them in (tested).
+    /// In UTF-8 byte order of the names, the order `.sortedKeys` writes them in, and at most 64
+    /// (a bit each in `members`): both tested.
     package enum Field: String, CodingKey, CaseIterable, Sendable {
         case album, bytes, camera, captionFrom, contentType, copyright, creator, etag, exposure, fingerprint, firstSeen
         case height, key, keywords, lastChecked, lastModified, lens, location, metadata, path, sha256, taken, title
