@@ -235,6 +235,12 @@ let package = Package(
             dependencies: ["MirrorEmbedded"],
             path: "Benchmarks/MetadataThroughput"
         ),
+        // Reading manifest.json: Manifest.read against JSONDecoder over the file (Benchmarks/README.md).
+        .executableTarget(
+            name: "manifest-read",
+            dependencies: ["MirrorCore"],
+            path: "Benchmarks/ManifestRead"
+        ),
         // The render benchmark: the site's pages rendered from a manifest alone (Benchmarks/README.md).
         .executableTarget(
             name: "render-pages",

@@ -1,4 +1,7 @@
-/// Parses JSON text (RFC 8259) into a `JSONValue`, in one pass over the bytes.
+import MirrorCore
+
+/// Parses JSON text (RFC 8259) into a `JSONValue`, in one pass over the bytes, with MirrorCore's
+/// `JSONCursor` (the scanner the manifest is read with) reading the tokens.
 ///
 /// Written by hand because the library at hand cannot read an untyped value cheaply: Foundation's
 /// `JSONDecoder` decodes one only by trying each type in turn, every miss a thrown error with
@@ -15,10 +18,7 @@
 /// refused before it is followed, and the tree is never larger than a few times the text.
 struct JSONParser {
     /// Why the text is not JSON, and where.
-    struct Failure: Error, Sendable, CustomStringConvertible {
-        /// What went wrong, with the byte offset.
-        let description: String
-    }
+    typealias Failure = JSONCursor.Malformed
 
     /// Arrays and objects nested deeper than this are refused.
     let maxDepth: Int
@@ -31,108 +31,65 @@ struct JSONParser {
     /// The value `bytes` hold (a UTF-8 byte order mark first is skipped).
     func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         let result: Result<JSONValue, Failure> = bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer, maxDepth: maxDepth)
+            var reader = Reader(cursor: JSONCursor(buffer), maxDepth: maxDepth)
             return Result { () throws(Failure) in try reader.document() }
         }
         return try result.get()
     }
 
-    /// The reading position over the text.
+    /// The tree built over the cursor: what the cursor leaves to its reader (nesting, the
+    /// decoder's leniencies, members sorted) is here.
     private struct Reader {
-        let bytes: UnsafeBufferPointer<UInt8>
+        var cursor: JSONCursor
         let maxDepth: Int
-        var index = 0
-
-        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
-            self.bytes = bytes
-            self.maxDepth = maxDepth
-            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        }
 
         mutating func document() throws(Failure) -> JSONValue {
+            cursor.skipByteOrderMark()
             let value = try self.value(depth: 0)
-            skipSpace()
-            guard index == bytes.count else { throw failure("text after the top-level value") }
+            cursor.skipSpaces()
+            guard cursor.isAtEnd else { throw cursor.failure("text after the top-level value") }
             return value
         }
 
-        private func failure(_ what: String) -> Failure {
-            Failure(description: "\(what) at byte \(index)")
-        }
-
-        private mutating func skipSpace() {
-            while index < bytes.count {
-                switch bytes[index] {
-                case 0x20, 0x09, 0x0A, 0x0D: index += 1
-                default: return
-                }
-            }
-        }
-
         private mutating func value(depth: Int) throws(Failure) -> JSONValue {
-            skipSpace()
-            guard index < bytes.count else { throw failure("the text ends where a value should be") }
-            switch bytes[index] {
+            cursor.skipSpaces()
+            guard let next = cursor.next else { throw cursor.failure("the text ends where a value should be") }
+            switch next {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
-            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "\""): return .string(try cursor.string(repairing: true))
             case UInt8(ascii: "t"):
-                try literal("true")
+                try cursor.literal("true")
                 return .bool(true)
             case UInt8(ascii: "f"):
-                try literal("false")
+                try cursor.literal("false")
                 return .bool(false)
             case UInt8(ascii: "n"):
-                try literal("null")
+                try cursor.literal("null")
                 return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 return .number(try number())
             default:
-                throw failure("an unexpected character")
+                throw cursor.failure("an unexpected character")
             }
-        }
-
-        private mutating func literal(_ word: StaticString) throws(Failure) {
-            let count = word.utf8CodeUnitCount
-            guard index + count <= bytes.count else { throw failure("an unknown word") }
-            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
-                throw failure("an unknown word")
-            }
-            index += count
         }
 
         private mutating func object(depth: Int) throws(Failure) -> JSONValue {
-            guard depth <= maxDepth else { throw failure("nesting deeper than \(maxDepth) levels") }
-            index += 1
+            guard depth <= maxDepth else { throw cursor.failure("nesting deeper than \(maxDepth) levels") }
+            _ = cursor.take(UInt8(ascii: "{"))
             var members: [JSONValue.Member] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
+            if cursor.take(UInt8(ascii: "}")) { return .object(members) }
             while true {
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}"), !members.isEmpty {
-                    // A comma before the brace, which the decoder lets pass.
-                    index += 1
-                    return .object(Self.sortedByKey(members))
-                }
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                    throw failure("a member without a quoted name")
-                }
-                let key = try string()
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("a member without ':'") }
-                index += 1
+                // A comma before the brace, which the decoder lets pass.
+                if !members.isEmpty, cursor.take(UInt8(ascii: "}")) { return .object(Self.sortedByKey(members)) }
+                cursor.skipSpaces()
+                guard cursor.next == UInt8(ascii: "\"") else { throw cursor.failure("a member without a quoted name") }
+                let key = try cursor.string(repairing: true)
+                guard cursor.take(UInt8(ascii: ":")) else { throw cursor.failure("a member without ':'") }
                 members.append(JSONValue.Member(key: key, value: try value(depth: depth)))
-                skipSpace()
-                guard index < bytes.count else { throw failure("an object that is not closed") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { throw failure("an object member not followed by ',' or '}'") }
-                index += 1
+                if cursor.take(UInt8(ascii: ",")) { continue }
+                guard !cursor.isAtEnd else { throw cursor.failure("an object that is not closed") }
+                guard cursor.take(UInt8(ascii: "}")) else { throw cursor.failure("an object member not followed by ',' or '}'") }
                 return .object(Self.sortedByKey(members))
             }
         }
@@ -153,152 +110,28 @@ struct JSONParser {
         }
 
         private mutating func array(depth: Int) throws(Failure) -> JSONValue {
-            guard depth <= maxDepth else { throw failure("nesting deeper than \(maxDepth) levels") }
-            index += 1
+            guard depth <= maxDepth else { throw cursor.failure("nesting deeper than \(maxDepth) levels") }
+            _ = cursor.take(UInt8(ascii: "["))
             var elements: [JSONValue] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
+            if cursor.take(UInt8(ascii: "]")) { return .array(elements) }
             while true {
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]"), !elements.isEmpty {
-                    // A comma before the bracket, which the decoder lets pass.
-                    index += 1
-                    return .array(elements)
-                }
+                // A comma before the bracket, which the decoder lets pass.
+                if !elements.isEmpty, cursor.take(UInt8(ascii: "]")) { return .array(elements) }
                 elements.append(try value(depth: depth))
-                skipSpace()
-                guard index < bytes.count else { throw failure("an array that is not closed") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw failure("an array element not followed by ',' or ']'") }
-                index += 1
+                if cursor.take(UInt8(ascii: ",")) { continue }
+                guard !cursor.isAtEnd else { throw cursor.failure("an array that is not closed") }
+                guard cursor.take(UInt8(ascii: "]")) else { throw cursor.failure("an array element not followed by ',' or ']'") }
                 return .array(elements)
             }
         }
 
-        /// A string, from its opening quote; `index` then follows its closing quote.
-        private mutating func string() throws(Failure) -> String {
-            index += 1
-            let start = index
-            // The common case: no escape, one copy of the bytes.
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                    index += 1
-                    return text
-                }
-                if byte == UInt8(ascii: "\\") { break }
-                guard byte >= 0x20 else { throw failure("a control character in a string") }
-                index += 1
-            }
-            var text = Array(bytes[start..<index])
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "\""):
-                    index += 1
-                    return String(decoding: text, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    index += 1
-                    try escape(into: &text)
-                case 0..<0x20:
-                    throw failure("a control character in a string")
-                default:
-                    text.append(byte)
-                    index += 1
-                }
-            }
-            throw failure("a string that is not closed")
-        }
-
-        private mutating func escape(into text: inout [UInt8]) throws(Failure) {
-            guard index < bytes.count else { throw failure("a string that is not closed") }
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(byte)
-            case UInt8(ascii: "b"): text.append(0x08)
-            case UInt8(ascii: "f"): text.append(0x0C)
-            case UInt8(ascii: "n"): text.append(0x0A)
-            case UInt8(ascii: "r"): text.append(0x0D)
-            case UInt8(ascii: "t"): text.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try hex4()
-                if (0xD800...0xDBFF).contains(scalar), index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                    bytes[index + 1] == UInt8(ascii: "u")
-                {
-                    let saved = index
-                    index += 2
-                    let low = try hex4()
-                    if (0xDC00...0xDFFF).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else {
-                        index = saved
-                    }
-                }
-                text.append(contentsOf: String(Unicode.Scalar(scalar) ?? "\u{FFFD}").utf8)
-            default:
-                index -= 1
-                throw failure("an unknown escape")
-            }
-        }
-
-        private mutating func hex4() throws(Failure) -> UInt32 {
-            guard index + 4 <= bytes.count else { throw failure("a \\u escape cut short") }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[index]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw failure("a \\u escape with a non-hex digit")
-                }
-                value = value << 4 | UInt32(digit)
-                index += 1
-            }
-            return value
-        }
-
-        /// A number as the grammar has it, printed as the decoder printed it: an integer that
-        /// fits 64 bits as written, anything else through `Double` (a whole one without its
-        /// fraction).
+        /// A number printed as the decoder printed it: an integer that fits 64 bits as written,
+        /// anything else through `Double` (a whole one without its fraction).
         private mutating func number() throws(Failure) -> String {
-            let start = index
-            if bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number without digits") }
-            if bytes[index] == UInt8(ascii: "0") {
-                index += 1
-            } else {
-                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            }
-            var isInteger = true
-            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-                isInteger = false
-                index += 1
-                guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number without digits after '.'") }
-                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            }
-            if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-                isInteger = false
-                index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-                guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number without exponent digits") }
-                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            let (text, isInteger) = try cursor.number()
             if isInteger, let integer = Int64(text) { return String(integer) }
-            guard let double = Double(text) else { throw failure("a number out of range") }
+            guard let double = Double(text) else { throw cursor.failure("a number out of range") }
             return JSONValue.numberText(double)
         }
-
-        private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
     }
 }

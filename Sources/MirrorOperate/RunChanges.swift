@@ -147,13 +147,11 @@ public struct RunChanges: Sendable, Equatable, Codable {
         var found: [String: Entry] = [:]
         if let manifest {
             let wanted = Set(keys)
-            _ = try? JSONMemberScanner.scan(file: manifest.path, arrays: ["items", "rejected"]) { member, bytes in
+            _ = try? JSONMemberScanner.scan(file: manifest, arrays: ["items", "rejected"]) { member, bytes in
                 guard member == "items" else { return }
                 // The key alone first (most items are not removed), the whole item only for those that are.
-                let key = PreviousManifest.Item.plain(bytes)?.key
-                guard key.map(wanted.contains) ?? true,
-                    let item = try? JSONCoding.decode(Manifest.Item.self, from: Data(bytes)),
-                    wanted.contains(item.key), found[item.key] == nil
+                guard let key = try? PreviousManifest.Item.read(bytes).key, wanted.contains(key),
+                    let item = try? Manifest.Item.read(bytes), found[item.key] == nil
                 else { return }
                 found[item.key] = Entry(key: item.key, path: item.path, title: item.title, album: item.album)
             }

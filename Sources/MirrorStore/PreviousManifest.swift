@@ -75,105 +75,37 @@ package struct PreviousManifest: Sendable {
             return words
         }
 
-        /// The item of one element of `items`, read straight from its bytes when it has the
-        /// shape this version writes: an object whose `key`, `sha256` and `firstSeen` are
-        /// strings without escapes (the other members are skipped, not decoded). Nil for
-        /// anything else, which the caller hands to `JSONDecoder`: that decoded every element,
-        /// and was most of the cost of reading the previous manifest.
-        package static func plain(_ element: ArraySlice<UInt8>) -> Item? {
-            element.withUnsafeBufferPointer { bytes -> Item? in
-                var index = 0
-                func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-                func skipSpaces() { while index < bytes.count, isSpace(bytes[index]) { index += 1 } }
-                func next(is byte: UInt8) -> Bool {
-                    skipSpaces()
-                    guard index < bytes.count, bytes[index] == byte else { return false }
-                    index += 1
-                    return true
-                }
-                /// The string literal at `index` (its contents, whether it has escapes); `index`
-                /// then follows its closing quote.
-                func string() -> (contents: Range<Int>, escaped: Bool)? {
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-                    index += 1
-                    let start = index
-                    var escaped = false
-                    while index < bytes.count {
-                        switch bytes[index] {
-                        case UInt8(ascii: "\\"):
-                            escaped = true
-                            index += 2
-                        case UInt8(ascii: "\""):
-                            index += 1
-                            return (start..<index - 1, escaped)
-                        case 0..<0x20:
-                            return nil
-                        default:
-                            index += 1
-                        }
-                    }
-                    return nil
-                }
-                /// Skips a value that is not a string, up to the comma or brace that ends it.
-                func skipValue() -> Bool {
-                    var depth = 0
-                    while index < bytes.count {
-                        let byte = bytes[index]
-                        if byte == UInt8(ascii: "\"") {
-                            guard string() != nil else { return false }
-                            continue
-                        }
-                        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                            depth += 1
-                        } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                            if depth == 0 { return byte == UInt8(ascii: "}") }
-                            depth -= 1
-                        } else if byte == UInt8(ascii: ","), depth == 0 {
-                            return true
-                        }
-                        index += 1
-                    }
-                    return false
-                }
-                func text(_ range: Range<Int>) -> String {
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-                }
-                func named(_ range: Range<Int>, _ name: StaticString) -> Bool {
-                    range.count == name.utf8CodeUnitCount
-                        && memcmp(bytes.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
-                }
-                guard next(is: UInt8(ascii: "{")) else { return nil }
-                var key: String?
-                var sha256: String?
-                var firstSeen: String?
-                repeat {
-                    skipSpaces()
-                    guard let name = string(), !name.escaped, next(is: UInt8(ascii: ":")) else { return nil }
-                    skipSpaces()
-                    let wanted =
-                        named(name.contents, "key") || named(name.contents, "sha256") || named(name.contents, "firstSeen")
-                    if wanted {
-                        guard let value = string(), !value.escaped else { return nil }
-                        if named(name.contents, "key") {
-                            key = text(value.contents)
-                        } else if named(name.contents, "sha256") {
-                            sha256 = text(value.contents)
-                        } else {
-                            firstSeen = text(value.contents)
-                        }
-                    } else if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                        guard string() != nil else { return nil }
-                    } else {
-                        guard skipValue() else { return nil }
-                    }
-                } while next(is: UInt8(ascii: ","))
-                guard next(is: UInt8(ascii: "}")) else { return nil }
-                skipSpaces()
-                guard index == bytes.count, let key, let sha256, let firstSeen, let date = Timestamp.date(firstSeen) else {
-                    return nil
-                }
-                return Item(key: key, sha256: sha256, firstSeen: date)
+        /// The item of one element of `items`: its `key`, `sha256` and `firstSeen` read by
+        /// `JSONCursor` through the manifest's field list, the other members skipped, not
+        /// decoded (decoding every element was most of the cost of reading the previous
+        /// manifest); by `JSONDecoder` when the element is not what this version writes.
+        package static func read(_ element: ArraySlice<UInt8>) throws -> Item {
+            do {
+                return try readWritten(element)
+            } catch {
+                return try JSONCoding.decode(Item.self, from: Data(element))
             }
+        }
+
+        /// `read` without the decoder: throws for anything it does not read.
+        static func readWritten(_ element: ArraySlice<UInt8>) throws -> Item {
+            var key: String?
+            var sha256: String?
+            var firstSeen: Date?
+            try JSONCursor.reading(element) { cursor in
+                _ = try Manifest.Item.Field.members(of: &cursor) { field, cursor in
+                    switch field {
+                    case .key: key = try cursor.string()
+                    case .sha256: sha256 = try cursor.string()
+                    case .firstSeen: firstSeen = Timestamp.date(try cursor.string())
+                    default: try cursor.skipValue()
+                    }
+                }
+            }
+            guard let key, let sha256, let firstSeen else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not an item"))
+            }
+            return Item(key: key, sha256: sha256, firstSeen: firstSeen)
         }
     }
 
@@ -288,9 +220,9 @@ package struct PreviousManifest: Sendable {
         var items = Items()
         var decorations: [String] = []
         do {
-            let members = try JSONMemberScanner.scan(file: url.path, arrays: ["items", "rejected"]) { member, bytes in
+            let members = try JSONMemberScanner.scan(file: url, arrays: ["items", "rejected"]) { member, bytes in
                 if member == "items" {
-                    items.append(try Item.plain(bytes) ?? JSONCoding.decode(Item.self, from: Data(bytes)))
+                    items.append(try Item.read(bytes))
                 } else {
                     let rejection = try JSONCoding.decode(Manifest.Rejection.self, from: Data(bytes))
                     if rejection.reason == RejectionReason.decoration.rawValue { decorations.append(rejection.key) }

@@ -86,27 +86,26 @@ struct PreviousManifestTests {
     }
 
     @Test("an item read without the decoder is the decoder's item; any other shape goes to the decoder")
-    func plainItems() throws {
+    func itemsWithoutTheDecoder() throws {
         let hash = String(repeating: "ab", count: 32)
         let date = "2026-11-21T12:00:00Z"
-        // Read directly: members in any order and spacing, others skipped whatever they hold.
-        let plain = [
+        // Read directly: members in any order and spacing, escapes, others skipped whatever they hold.
+        let written = [
             #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
+            #"{"key":"http:\/\/h\/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
             #"  {  "firstSeen" : "\#(date)" ,"title":"a \"}\" ,]","sha256": "\#(hash)", "key" : "http://h/a.png" }  "#,
             #"{"bytes":12,"metadata":{"x":"}{","y":[1,{"z":"]"}]},"key":"http://h/a.png","etag":null,"#
                 + #""sha256":"\#(hash)","variantOf":"http://h/b.png","firstSeen":"\#(date)","flag":true}"#,
         ]
-        for text in plain {
+        for text in written {
             let bytes = Array(text.utf8)[...]
-            let item = try #require(PreviousManifest.Item.plain(bytes), "\(text)")
+            let item = try PreviousManifest.Item.readWritten(bytes)
             let decoded = try JSONCoding.decode(PreviousManifest.Item.self, from: Data(bytes))
             #expect(item.key == decoded.key && item.sha256 == decoded.sha256 && item.firstSeen == decoded.firstSeen)
             #expect(item.key == "http://h/a.png" && item.sha256 == hash && item.firstSeen == Timestamp.date(date))
         }
-        // Left to the decoder: escapes in a wanted value, a missing or non-string field, a bad
-        // date, broken structure, trailing bytes.
+        // Refused: a missing or non-string field, a bad date, broken structure, trailing bytes.
         let other = [
-            #"{"key":"http:\/\/h\/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
             #"{"key":"http://h/a.png","sha256":"\#(hash)"}"#,
             #"{"key":1,"sha256":"\#(hash)","firstSeen":"\#(date)"}"#,
             #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"yesterday"}"#,
@@ -114,14 +113,31 @@ struct PreviousManifestTests {
             #"{"key":"http://h/a.png","sha256":"\#(hash)","firstSeen":"\#(date)"} x"#,
             #"{"key":"http://h/a.png" "sha256":"\#(hash)","firstSeen":"\#(date)"}"#, "{}", "[]", "",
         ]
-        for text in other { #expect(PreviousManifest.Item.plain(Array(text.utf8)[...]) == nil, "\(text)") }
-        // The first one is still read, through the decoder.
+        for text in other {
+            #expect(throws: (any Error).self, "\(text)") { try PreviousManifest.Item.read(Array(text.utf8)[...]) }
+        }
+        // The decoder reads what the cursor does not: a date with a fraction of another form is
+        // still refused by both; a well-formed file of written items reads.
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("manifest.json")
-        let file = #"{"schema":"\#(Manifest.schemaName)","items":[\#(other[0]),\#(plain[2])],"rejected":[]}"#
+        let file = #"{"schema":"\#(Manifest.schemaName)","items":[\#(written[1]),\#(written[3])],"rejected":[]}"#
         try Data(file.utf8).write(to: url)
         let previous = try #require(PreviousManifest.read(from: url))
         #expect(previous.items.map(\.key) == ["http://h/a.png", "http://h/a.png"])
+    }
+
+    @Test("every field the writer writes is skipped over: key, hash and first sighting of an item with all of them")
+    func allFieldsSkipped() throws {
+        var item = Manifest.Item(
+            key: "http://h/k.png", path: "p", sha256: String(repeating: "0", count: 64), bytes: 1, contentType: "image/png",
+            firstSeen: Date(timeIntervalSince1970: 1_700_000_000), lastChecked: Date(timeIntervalSince1970: 1_800_000_000))
+        (item.title, item.metadata, item.keywords) = ("\"}]", ["a": "{["], ["]", "}"])
+        item.exposure = EmbeddedMetadata.Exposure(focalLength: 5, aperture: 1.8, exposureTime: "1/8", iso: 100)
+        item.location = EmbeddedMetadata.Location(latitude: 1, longitude: 2)
+        var element: [UInt8] = []
+        item.write(into: &element)
+        let read = try PreviousManifest.Item.readWritten(element[...])
+        #expect(read.key == item.key && read.sha256 == item.sha256 && read.firstSeen == item.firstSeen)
     }
 
     @Test("a damaged, truncated or foreign file is no previous manifest, never a crash")

@@ -82,6 +82,12 @@ public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
             self.latitude = (latitude * 1e7).rounded() / 1e7
             self.longitude = (longitude * 1e7).rounded() / 1e7
         }
+
+        /// A position as a manifest wrote it, kept bit for bit (as the decoder keeps it).
+        package init(written latitude: Double, _ longitude: Double) {
+            self.latitude = latitude
+            self.longitude = longitude
+        }
     }
 
     /// True when the file said nothing this type keeps (a problem aside).

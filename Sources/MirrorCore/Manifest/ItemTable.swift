@@ -64,18 +64,33 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
     package var startIndex: Int { 0 }
     package var endIndex: Int { keys.count }
 
-    /// The item at `index`, made whole.
+    /// The item at `index`, made whole: each field of `Manifest.Item.Field` loaded from its column.
     package subscript(index: Int) -> Manifest.Item {
         var item = Manifest.Item(
             key: keys[index], path: path(at: index), sha256: sha256(at: index), bytes: byteCounts[index],
-            contentType: contentType(at: index), title: titles[index], metadata: metadata(at: index),
-            album: album(at: index), variantOf: variantOf(at: index), etag: etag(at: index),
-            lastModified: lastModified(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index],
-            width: dimensions(at: index)?.width, height: dimensions(at: index)?.height,
-            titleFrom: titleSource(at: index), captionFrom: captionSource(at: index))
-        if let embedded = embedded[Int32(index)] { item.embedded = embedded }
-        item.fingerprint = fingerprints[Int32(index)]
+            contentType: contentType(at: index), firstSeen: firstSeen[index], lastChecked: lastChecked[index])
+        for field in Manifest.Item.Field.all { load(field, into: &item, at: index) }
         return item
+    }
+
+    /// Sets `field` of `item` from the columns of the item at `index`.
+    private func load(_ field: Manifest.Item.Field, into item: inout Manifest.Item, at index: Int) {
+        switch field {
+        case .bytes, .contentType, .firstSeen, .key, .lastChecked, .path, .sha256: break  // Every item has them: in the `init`.
+        case .camera, .copyright, .creator, .keywords, .lens, .location, .taken: break  // Set with `exposure`.
+        case .exposure: if let embedded = embedded[Int32(index)] { item.embedded = embedded }
+        case .album: item.album = album(at: index)
+        case .captionFrom: item.captionFrom = captionSource(at: index)
+        case .etag: item.etag = etag(at: index)
+        case .fingerprint: item.fingerprint = fingerprints[Int32(index)]
+        case .height: item.height = dimensions(at: index)?.height
+        case .lastModified: item.lastModified = lastModified(at: index)
+        case .metadata: item.metadata = metadata(at: index)
+        case .title: item.title = titles[index]
+        case .titleFrom: item.titleFrom = titleSource(at: index)
+        case .variantOf: item.variantOf = variantOf(at: index)
+        case .width: item.width = dimensions(at: index)?.width
+        }
     }
 
     package mutating func reserveCapacity(_ count: Int) {
@@ -95,18 +110,32 @@ package struct ItemTable: Sendable, Equatable, RandomAccessCollection {
         sources.reserveCapacity(count)
     }
 
+    /// Appends `item`: its row (`append(key:…)`), then each field of `Manifest.Item.Field`
+    /// that the row does not take.
     package mutating func append(_ item: Manifest.Item) {
         append(
             key: item.key, path: item.path, sha256: item.sha256, bytes: item.bytes, contentType: item.contentType,
             title: item.title, metadata: item.metadata, etag: item.etag, lastModified: item.lastModified,
             firstSeen: item.firstSeen, lastChecked: item.lastChecked, dimensions: item.dimensions, embedded: item.embedded)
-        setAlbum(item.album, at: count - 1)
-        setTitle(item.title, from: item.titleFrom, at: count - 1)
-        setCaptionSource(item.captionFrom, at: count - 1)
-        setFingerprint(item.fingerprint, at: count - 1)
-        if let key = item.variantOf {
-            variants[count - 1] = -2
-            variantTexts[Int32(count - 1)] = key
+        for field in Manifest.Item.Field.all { store(field, of: item, at: count - 1) }
+    }
+
+    /// Keeps `field` of `item` as the item at `index`, when its row did not.
+    private mutating func store(_ field: Manifest.Item.Field, of item: Manifest.Item, at index: Int) {
+        switch field {
+        case .bytes, .contentType, .etag, .firstSeen, .height, .key, .lastChecked, .lastModified, .metadata, .path, .sha256,
+            .title, .width:
+            break  // In the row.
+        case .camera, .copyright, .creator, .exposure, .keywords, .lens, .location, .taken:
+            break  // In the row's `embedded`.
+        case .album: setAlbum(item.album, at: index)
+        case .captionFrom: setCaptionSource(item.captionFrom, at: index)
+        case .fingerprint: setFingerprint(item.fingerprint, at: index)
+        case .titleFrom: setTitle(item.title, from: item.titleFrom, at: index)
+        case .variantOf:
+            guard let key = item.variantOf else { break }
+            variants[index] = -2
+            variantTexts[Int32(index)] = key
         }
     }
 

@@ -64,6 +64,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// metadata (`metadata["caption"]`); nil when the photo has none.
         public var captionFrom: TextSource? = nil
 
+        /// The fields, declared once (`Field`, in ItemFields.swift).
+        typealias CodingKeys = Field
+
         package init(
             key: String, path: String, sha256: String, bytes: Int64, contentType: String, title: String? = nil,
             metadata: [String: String]? = nil, album: String? = nil, variantOf: String? = nil, etag: String? = nil,
@@ -239,158 +242,47 @@ public struct Manifest: Codable, Sendable, Equatable {
         )
     }
 
-    /// Reads the manifest at `url`.
-    /// - Throws: a file or JSON error, or `StoreError` for a schema this version does not know.
+    /// Reads the manifest at `url`: a piece at a time (`JSONMemberScanner`), each item read by
+    /// `Item.read` into the table, the other members (a few, and `rejected`) by the decoder.
+    /// Decoded whole, `JSONDecoder` kept a map of every value of the file while it made every
+    /// item: most of a no-op sync's time in reading, and the peak of a worker that starts from
+    /// a bucket's manifest.
+    /// - Throws: a file error, or `StoreError` for a file that is not a manifest this version
+    ///   reads (not JSON, an item or member that does not decode, another schema).
     public static func read(from url: URL) throws -> Manifest {
-        let manifest = try JSONCoding.decode(Manifest.self, from: Data(contentsOf: url))
+        var table = ItemTable()
+        var manifest: Manifest
+        do {
+            let members = try JSONMemberScanner.scan(file: url, arrays: ["items"]) { _, element in
+                do {
+                    table.append(try Item.read(element))
+                } catch {
+                    throw StoreError(.format, "item \(table.count + 1): \(JSONCoding.describe(error))")
+                }
+            }
+            guard members["items"] != nil else { throw StoreError(.format, "no items") }
+            // The other members as they were, with `items` empty: the manifest's own decoder reads them.
+            var skeleton = Array("{".utf8)
+            for (name, value) in members {
+                if skeleton.count > 1 { skeleton.append(UInt8(ascii: ",")) }
+                skeleton.append(contentsOf: "\"\(name)\":".utf8)
+                skeleton.append(contentsOf: name == "items" ? Array("[]".utf8) : value)
+            }
+            skeleton.append(UInt8(ascii: "}"))
+            do {
+                manifest = try JSONCoding.decode(Manifest.self, from: Data(skeleton))
+            } catch {
+                throw StoreError(.format, JSONCoding.describe(error))
+            }
+        } catch let malformed as JSONMemberScanner.Malformed {
+            throw StoreError(.format, "not well-formed JSON (\(malformed))")
+        }
         guard manifest.schema == schemaName else {
             throw StoreError(.format, "unknown manifest schema \"\(manifest.schema)\" (expected \(schemaName))")
         }
+        manifest.table = table
         return manifest
     }
-}
-
-extension Manifest.Item {
-    /// The item as `JSONCoding` writes it inside the manifest's `items` (indented four spaces,
-    /// its fields six), appended to `out`.
-    ///
-    /// Written by hand because `JSONEncoder` first builds a tree of boxed values for every item
-    /// and then sorts each object's keys, work a schema fixed here does not need, on every
-    /// item of every sync. The format is the encoder's (FoundationEssentials `JSONWriter`):
-    /// `"key" : value`, keys in UTF-8 byte order, fields that are nil left out, `/` not escaped,
-    /// control characters as `\b \f \n \r \t` or `\u00XX`, everything else as its UTF-8 bytes.
-    /// `PublishTests` checks the output against the encoder's on awkward values.
-    func write(into out: inout [UInt8]) {
-        var first = true
-        func field(_ name: StaticString) {
-            out.append(contentsOf: first ? Self.openObject : Self.nextField)
-            first = false
-            out.append(0x22)
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(contentsOf: Self.separator)
-        }
-        func string(_ name: StaticString, _ value: String?) {
-            guard let value else { return }
-            field(name)
-            JSONText.appendQuoted(value, to: &out)
-        }
-        // In UTF-8 byte order of the names, as `.sortedKeys` puts them.
-        func number(_ value: Double) {
-            out.append(contentsOf: JSONText.number(value).utf8)
-        }
-        /// A member of a nested object, up to its value: `"name" : `.
-        func member(_ name: StaticString, first: inout Bool) {
-            out.append(contentsOf: first ? Self.openNested : Self.nextNested)
-            first = false
-            out.append(0x22)
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(contentsOf: Self.separator)
-        }
-        string("album", album)
-        field("bytes")
-        out.append(contentsOf: String(bytes).utf8)
-        string("camera", camera)
-        string("captionFrom", captionFrom?.rawValue)
-        string("contentType", contentType)
-        string("copyright", copyright)
-        string("creator", creator)
-        string("etag", etag)
-        if let exposure {
-            field("exposure")
-            out.append(0x7B)
-            var firstMember = true
-            if let aperture = exposure.aperture {
-                member("aperture", first: &firstMember)
-                number(aperture)
-            }
-            if let time = exposure.exposureTime {
-                member("exposureTime", first: &firstMember)
-                JSONText.appendQuoted(time, to: &out)
-            }
-            if let focal = exposure.focalLength {
-                member("focalLength", first: &firstMember)
-                number(focal)
-            }
-            if let iso = exposure.iso {
-                member("iso", first: &firstMember)
-                out.append(contentsOf: String(iso).utf8)
-            }
-            out.append(contentsOf: firstMember ? Self.emptyNested : Self.closeNested)
-        }
-        string("fingerprint", fingerprint)
-        string("firstSeen", Timestamp.string(firstSeen))
-        if let height {
-            field("height")
-            out.append(contentsOf: String(height).utf8)
-        }
-        string("key", key)
-        if let keywords {
-            field("keywords")
-            out.append(0x5B)
-            if keywords.isEmpty {
-                out.append(contentsOf: [0x0A, 0x0A, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x5D])
-            } else {
-                for (index, keyword) in keywords.enumerated() {
-                    out.append(contentsOf: index == 0 ? Self.openNested : Self.nextNested)
-                    JSONText.appendQuoted(keyword, to: &out)
-                }
-                out.append(contentsOf: Self.closeList)
-            }
-        }
-        string("lastChecked", Timestamp.string(lastChecked))
-        string("lastModified", lastModified)
-        string("lens", lens)
-        if let location {
-            field("location")
-            out.append(0x7B)
-            var firstMember = true
-            member("latitude", first: &firstMember)
-            number(location.latitude)
-            member("longitude", first: &firstMember)
-            number(location.longitude)
-            out.append(contentsOf: Self.closeNested)
-        }
-        if let metadata {
-            field("metadata")
-            out.append(0x7B)
-            if metadata.isEmpty {
-                out.append(contentsOf: [0x0A, 0x0A, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x7D])
-            } else {
-                var firstEntry = true
-                for (name, value) in metadata.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                    out.append(contentsOf: firstEntry ? Self.openNested : Self.nextNested)
-                    firstEntry = false
-                    JSONText.appendQuoted(name, to: &out)
-                    out.append(contentsOf: [0x20, 0x3A, 0x20])
-                    JSONText.appendQuoted(value, to: &out)
-                }
-                out.append(contentsOf: Self.closeNested)
-            }
-        }
-        string("path", path)
-        string("sha256", sha256)
-        string("taken", taken)
-        string("title", title)
-        string("titleFrom", titleFrom?.rawValue)
-        string("variantOf", variantOf)
-        if let width {
-            field("width")
-            out.append(contentsOf: String(width).utf8)
-        }
-        out.append(contentsOf: Self.closeObject)
-    }
-
-    /// `    {` and the first field's indent.
-    private static let openObject = Array("    {\n      ".utf8)
-    private static let nextField = Array(",\n      ".utf8)
-    private static let separator = Array("\" : ".utf8)
-    private static let closeObject = Array("\n    }".utf8)
-    private static let openNested = Array("\n        ".utf8)
-    private static let nextNested = Array(",\n        ".utf8)
-    private static let closeNested = Array("\n      }".utf8)
-    private static let closeList = Array("\n      ]".utf8)
-    /// The inside and end of an empty nested object, as the encoder writes it.
-    private static let emptyNested = Array("\n\n      }".utf8)
 }
 
 extension Manifest.Item {

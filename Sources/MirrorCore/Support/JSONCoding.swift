@@ -27,4 +27,15 @@ package enum JSONCoding {
         }
         return try decoder.decode(type, from: data)
     }
+
+    /// One line saying what is wrong with a value `decode` refused.
+    package static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context): context.debugDescription
+        case DecodingError.keyNotFound(let key, _): "missing field \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: "\(error)"
+        }
+    }
 }

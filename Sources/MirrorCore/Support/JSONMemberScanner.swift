@@ -2,7 +2,8 @@ import Foundation
 
 /// Reads a JSON document whose top level is an object a chunk at a time: each element of the
 /// array members it is asked about goes to a handler as its own bytes, and the other members'
-/// values are returned as bytes. Nothing is decoded here; the caller decodes each piece.
+/// values are returned as bytes. Nothing is decoded here; the caller reads each piece (the
+/// manifest's readers with `JSONCursor`).
 ///
 /// Written by hand because Foundation's `JSONDecoder` only takes a whole document, and keeps a
 /// map of every value in it while it decodes: reading a large `manifest.json` held the text and
@@ -10,18 +11,21 @@ import Foundation
 /// dependencies streams JSON. This only finds where values begin and end (strings, escapes,
 /// nesting); a piece that is not valid JSON fails when the caller decodes it.
 package struct JSONMemberScanner {
-    package struct Malformed: Error {}
+    /// The file is not a JSON object, or ends before its end.
+    package struct Malformed: Error, CustomStringConvertible {
+        package var description: String { "not a whole JSON object" }
+    }
 
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
 
-    /// Scans the file at `path`. `element(member, bytes)` is called for each element of the
+    /// Scans the file at `url`. `element(member, bytes)` is called for each element of the
     /// top-level arrays named in `arrays`, in order; the result holds every other top-level
     /// member's value, and an empty value for each named array that was there.
     package static func scan(
-        file path: String, arrays: Set<String>, element: (String, ArraySlice<UInt8>) throws -> Void
+        file url: URL, arrays: Set<String>, element: (String, ArraySlice<UInt8>) throws -> Void
     ) throws -> [String: [UInt8]] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Malformed() }
+        let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var scanner = JSONMemberScanner(arrays: arrays)
         while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
@@ -89,6 +93,16 @@ package struct JSONMemberScanner {
                 // backslash is passed over in one tight loop (collected by `flush` like any
                 // other bytes) instead of a turn of the state machine per byte.
                 let end = strings.plainRun(in: bytes, from: index)
+                if end > index {
+                    index = end
+                    continue
+                }
+            }
+            if !strings.isInside && (state == .member || state == .arrayElement) {
+                // The indentation of a pretty-printed file, passed over in one loop too: a
+                // space changes nothing in a value, and is collected with it all the same.
+                var end = index
+                while end < bytes.count, bytes[end] == 0x20 || bytes[end] == 0x0A { end += 1 }
                 if end > index {
                     index = end
                     continue
