@@ -95,7 +95,17 @@ public struct BucketPublishing: Sendable {
                 guard let data = try await client.get(target.key("manifest.json")) else {
                     return (saved.map(Self.copies) ?? PublishedCopies(), saved, nil)
                 }
-                guard let manifest = try? JSONCoding.decode(Manifest.self, from: data) else {
+                // Saved in `.catalog-mirror/`, and read from there with the manifest's own reader.
+                let file = layout.state.appendingPathComponent(Self.startingManifest)
+                do {
+                    try data.write(to: file, options: .atomic)
+                } catch {
+                    return (
+                        saved.map(Self.copies) ?? PublishedCopies(), saved,
+                        "cannot save the bucket's manifest.json to \(file.path): every image is downloaded"
+                    )
+                }
+                guard let manifest = try? Manifest.read(from: file) else {
                     return (
                         saved.map(Self.copies) ?? PublishedCopies(), saved,
                         "the bucket's manifest.json (\(target)) is not a manifest this version reads: every image is downloaded"
@@ -105,17 +115,7 @@ public struct BucketPublishing: Sendable {
                 // bucket's manifest again.
                 let state = saved ?? BucketState.seeded(from: manifest, target: publisher.stateTarget)
                 var copies = Self.copies(state)
-                if !hasManifest {
-                    let file = layout.state.appendingPathComponent(Self.startingManifest)
-                    do {
-                        try data.write(to: file, options: .atomic)
-                        copies.manifest = (file, manifest)
-                    } catch {
-                        return (
-                            copies, state, "cannot save the bucket's manifest.json to \(file.path): every image is downloaded"
-                        )
-                    }
-                }
+                if !hasManifest { copies.manifest = (file, manifest) }
                 return (copies, state, nil)
             }
         } catch {
