@@ -37,7 +37,8 @@ public enum MirrorVerifier {
                     "\(layout.manifest.path) does not exist; is \(layout.root.path) a mirror? (name the mirror with --out DIR)")
         } catch {
             throw Unreadable(
-                description: "\(layout.manifest.path) is not a readable manifest: \(describe(error)) (run sync to rewrite it)")
+                description:
+                    "\(layout.manifest.path) is not a readable manifest: \(JSONCoding.describe(error)) (run sync to rewrite it)")
         }
         var problems: [String] = []
         for item in manifest.items {
@@ -63,15 +64,5 @@ public enum MirrorVerifier {
             }
         }
         return Report(checked: manifest.items.count, problems: problems)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context): return context.debugDescription
-        case DecodingError.keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        default: return "\(error)"
-        }
     }
 }
