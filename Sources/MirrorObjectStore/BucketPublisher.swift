@@ -45,6 +45,8 @@ package struct BucketPublisher: Sendable {
         var onDisk = true
         /// When the file on disk last changed, for a file that is not an image (`BucketState.modified`).
         var modified: Int64? = nil
+        /// For `manifest.json`: the site it names (`ObjectMetadata.siteMark`).
+        var site: String? = nil
     }
 
     package let client: S3Client
@@ -66,9 +68,14 @@ package struct BucketPublisher: Sendable {
     }
 
     /// Publishes the mirror at `root`, whose manifest is `manifest`, from what the bucket holds
-    /// as `starting` says (nil: `startingState()`).
+    /// as `starting` says (nil: `startingState()`). `site` names the site on this disk
+    /// (`MirrorPublisher.PreparedSite.mark`; nil when it cannot be named), or the one the bucket
+    /// already serves when this run made none: `manifest.json` carries it (`ObjectMetadata.siteMark`)
+    /// once every file of that site is in the bucket, and loses it before any of them is replaced.
     /// - Throws: the first `ObjectStoreError` of an upload or deletion (after the state is saved).
-    package func publish(_ manifest: Manifest, starting: BucketState? = nil) async throws(ObjectStoreError) -> Summary {
+    package func publish(
+        _ manifest: Manifest, site: String? = nil, starting: BucketState? = nil
+    ) async throws(ObjectStoreError) -> Summary {
         var state: BucketState
         if let starting { state = starting } else { state = try await startingState() }
         var learned = false
@@ -76,12 +83,15 @@ package struct BucketPublisher: Sendable {
         var summary = Summary()
         var changed = files.filter { state.objects[$0.path] != $0.object }
         if state.seeded {
-            state.seeded = false
             // Started from the bucket's manifest, which names images only: a page (or the
             // manifest) the bucket may already hold as it is here is asked about first, with a
             // HEAD, rather than sent again.
             changed = await unlessHeld(changed, state: &state)
             learned = true
+            // A site the bucket serves as this run would have made it was not made here (a
+            // worker that keeps no disk): its files stay unknown to this state, and are asked
+            // about, not sent, should a later run here make them.
+            state.seeded = site != nil && site == state.site
         }
         if let absent = changed.first(where: { !$0.onDisk }) {
             throw ObjectStoreError(
@@ -90,11 +100,25 @@ package struct BucketPublisher: Sendable {
         }
         let images = changed.filter { $0.cacheControl == ObjectMetadata.immutable }
         let others = changed.filter { $0.cacheControl != ObjectMetadata.immutable && $0.path != "manifest.json" }
-        let manifestFile = changed.filter { $0.path == "manifest.json" }
+        var manifestFile = changed.filter { $0.path == "manifest.json" }
+        if manifestFile.isEmpty, let site, state.site != site, let upload = files.first(where: { $0.path == "manifest.json" }) {
+            // Its content is as the bucket has it, but not the site it names.
+            manifestFile = [upload]
+        }
         let present = Set(files.map(\.path))
         let gone = state.objects.keys.filter { !present.contains($0) }.sorted()
-        for phase in [images, others, manifestFile] where !phase.isEmpty {
-            try await run(phase, state: &state, summary: &summary)
+        if !images.isEmpty { try await run(images, state: &state, summary: &summary) }
+        if !others.isEmpty {
+            // The site the manifest names is about to change: it names none until the new one
+            // is all there, so a worker never takes a half-sent site for a whole one.
+            if state.site != nil { try await unmarkSite(&state) }
+            try await run(others, state: &state, summary: &summary)
+        }
+        if !manifestFile.isEmpty {
+            for index in manifestFile.indices { manifestFile[index].site = site }
+            try await run(manifestFile, state: &state, summary: &summary)
+            state.site = site
+            learned = true
         }
         if !gone.isEmpty {
             try await delete(gone, state: &state, summary: &summary)
@@ -111,14 +135,26 @@ package struct BucketPublisher: Sendable {
         return summary
     }
 
+    /// Takes the site mark off `manifest.json`'s object (its bytes, type and hash stay), and
+    /// saves the state saying so.
+    private func unmarkSite(_ state: inout BucketState) async throws(ObjectStoreError) {
+        var headers = [
+            ("Content-Type", ObjectMetadata.contentType(ofPath: "manifest.json")), ("Cache-Control", ObjectMetadata.shortLived),
+        ]
+        if let sha256 = state.objects["manifest.json"]?.sha256 { headers.append(("x-amz-meta-sha256", sha256)) }
+        try await client.replaceMetadata(client.target.key("manifest.json"), headers: headers)
+        state.site = nil
+        try save(state)
+    }
+
     /// The saved state for this target; else what the bucket's `manifest.json` says it holds
     /// (`BucketState.seeded`); else nothing.
     func startingState() async throws(ObjectStoreError) -> BucketState {
         if let saved = BucketState.read(stateFile, target: stateTarget) { return saved }
-        guard let data = try await client.get(client.target.key("manifest.json")),
+        guard let (data, head) = try await client.getObject(client.target.key("manifest.json")),
             let manifest = try? JSONCoding.decode(Manifest.self, from: data)
         else { return BucketState(target: stateTarget) }
-        return BucketState.seeded(from: manifest, target: stateTarget)
+        return BucketState.seeded(from: manifest, target: stateTarget, head: head)
     }
 
     /// The uploads of `uploads` the bucket does not already hold as they are: each file that
@@ -263,7 +299,8 @@ package struct BucketPublisher: Sendable {
     private func upload(_ upload: Upload) async -> Result<Upload, ObjectStoreError> {
         let file = root.appendingPathComponent(upload.path)
         let key = client.target.key(upload.path)
-        let headers = [("Content-Type", upload.contentType), ("Cache-Control", upload.cacheControl)]
+        var headers = [("Content-Type", upload.contentType), ("Cache-Control", upload.cacheControl)]
+        if let site = upload.site { headers.append((ObjectMetadata.siteMark, site)) }
         do throws(ObjectStoreError) {
             if upload.object.bytes > configuration.multipartThreshold {
                 try await client.putMultipart(

@@ -29,14 +29,18 @@ package struct BucketState: Codable, Sendable, Equatable {
     /// with the same size and time is not hashed again (the quick check rsync and rclone make;
     /// the site's files are replaced by rename, so a new version has a new time).
     package var modified: [String: Int64] = [:]
+    /// The site `manifest.json`'s object names (`ObjectMetadata.siteMark`), as far as this
+    /// state knows: nil when it names none.
+    package var site: String?
 
-    package init(target: String, objects: [String: Object] = [:], seeded: Bool = false) {
+    package init(target: String, objects: [String: Object] = [:], seeded: Bool = false, site: String? = nil) {
         self.target = target
         self.objects = objects
         self.seeded = seeded
+        self.site = site
     }
 
-    private enum CodingKeys: String, CodingKey { case target, objects, seeded, modified }
+    private enum CodingKeys: String, CodingKey { case target, objects, seeded, modified, site }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +48,7 @@ package struct BucketState: Codable, Sendable, Equatable {
         objects = try container.decode([String: Object].self, forKey: .objects)
         seeded = try container.decodeIfPresent(Bool.self, forKey: .seeded) ?? false
         modified = try container.decodeIfPresent([String: Int64].self, forKey: .modified) ?? [:]
+        site = try container.decodeIfPresent(String.self, forKey: .site)
     }
 
     /// The name of the file under `.catalog-mirror/`.
@@ -65,11 +70,13 @@ package struct BucketState: Codable, Sendable, Equatable {
         try encoder.encode(self).write(to: url, options: .atomic)
     }
 
-    /// The state that the bucket's `manifest` implies: its images, and the manifest itself
-    /// unknown (so it is sent again).
-    package static func seeded(from manifest: Manifest, target: String) -> BucketState {
+    /// The state that the bucket's `manifest` implies: its images, and the manifest's own object
+    /// as its GET described it (`head`: its `x-amz-meta-sha256` and site mark; without them the
+    /// manifest is unknown, so it is sent again).
+    package static func seeded(from manifest: Manifest, target: String, head: S3Client.ObjectHead? = nil) -> BucketState {
         var objects: [String: Object] = [:]
         for item in manifest.items { objects[item.path] = Object(sha256: item.sha256, bytes: item.bytes) }
-        return BucketState(target: target, objects: objects, seeded: true)
+        if let head, let sha256 = head.sha256 { objects["manifest.json"] = Object(sha256: sha256, bytes: head.bytes) }
+        return BucketState(target: target, objects: objects, seeded: true, site: head?.site)
     }
 }

@@ -5,6 +5,11 @@ package enum ObjectMetadata {
     /// Pages, feeds, search files, assets and `manifest.json`: rewritten in place by a sync,
     /// so caches ask again after a minute.
     package static let shortLived = "public, max-age=60"
+    /// The header of `manifest.json`'s object that names the site the bucket serves beside it
+    /// (`MirrorPublisher.PreparedSite.mark`): set only once every page, feed and search file of
+    /// that site is in the bucket, and removed before any of them is replaced. A worker that
+    /// keeps no disk and would make the same site makes none and asks about none.
+    package static let siteMark = "x-amz-meta-site"
 
     /// The media type of a file of the generated site, by its extension; images named by the
     /// manifest take the manifest's `contentType` instead.

@@ -61,6 +61,22 @@ package struct S3Client: Sendable {
         package var etag: String?
         /// `x-amz-meta-sha256`, which every PUT of this client sets.
         package var sha256: String?
+        /// `x-amz-meta-site` (`ObjectMetadata.siteMark`), which a publish sets on `manifest.json`.
+        package var site: String?
+
+        init(bytes: Int64, etag: String? = nil, sha256: String? = nil, site: String? = nil) {
+            self.bytes = bytes
+            self.etag = etag
+            self.sha256 = sha256
+            self.site = site
+        }
+
+        init(_ headers: HTTPHeaders, bytes: Int64? = nil) {
+            self.init(
+                bytes: bytes ?? headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0,
+                etag: headers.first(name: "ETag").map(S3Client.unquoted), sha256: headers.first(name: "x-amz-meta-sha256"),
+                site: headers.first(name: ObjectMetadata.siteMark))
+        }
     }
 
     /// An answer: status, headers and (for GETs and errors) the body.
@@ -159,18 +175,37 @@ package struct S3Client: Sendable {
         let answer = try await send("HEAD", key: key, body: Data(), headers: [])
         if answer.status == 404 { return nil }
         try check(answer, expecting: 200, "HEAD", key)
-        return ObjectHead(
-            bytes: answer.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0,
-            etag: answer.headers.first(name: "ETag").map(Self.unquoted),
-            sha256: answer.headers.first(name: "x-amz-meta-sha256"))
+        return ObjectHead(answer.headers)
     }
 
     /// GETs `key`: nil when there is no such object.
     package func get(_ key: String) async throws(ObjectStoreError) -> Data? {
+        try await getObject(key)?.body
+    }
+
+    /// GETs `key` with what its headers say of it (size, `x-amz-meta-sha256`...): nil when there
+    /// is no such object.
+    package func getObject(_ key: String) async throws(ObjectStoreError) -> (body: Data, head: ObjectHead)? {
         let answer = try await send("GET", key: key, body: Data(), headers: [])
         if answer.status == 404 { return nil }
         try check(answer, expecting: 200, "GET", key)
-        return answer.body
+        return (answer.body, ObjectHead(answer.headers, bytes: Int64(answer.body.count)))
+    }
+
+    /// Replaces the metadata of the object at `key` with `headers` (`Content-Type`,
+    /// `Cache-Control`, `x-amz-meta-*`), its bytes left as they are: a copy of the object onto
+    /// itself with `x-amz-metadata-directive: REPLACE`, the only way S3 has to change what an
+    /// object says of itself without sending it again.
+    package func replaceMetadata(_ key: String, headers: [(String, String)]) async throws(ObjectStoreError) {
+        let source = "/" + target.bucket + "/" + SigV4Signer.encode(key, keepingSlashes: true)
+        let answer = try await send(
+            "PUT", key: key, body: Data(),
+            headers: headers + [("x-amz-copy-source", source), ("x-amz-metadata-directive", "REPLACE")])
+        try check(answer, expecting: 200, "PUT (copy)", key)
+        // A copy can fail after its 200 is sent: the body is then an `<Error>`.
+        if Self.element("Code", in: answer.body) != nil {
+            throw ObjectStoreError(.failed, "PUT (copy) \(object(key)) failed: \(Self.summary(answer.body)); run sync again")
+        }
     }
 
     /// DELETEs `key`; an object already gone is no error.

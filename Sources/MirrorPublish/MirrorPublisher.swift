@@ -85,6 +85,10 @@ package struct MirrorPublisher: Sendable {
         var outcome = Outcome()
         /// The file names of every page of the site, for removing pages it no longer has.
         fileprivate var pages: [String] = []
+        /// What names the site now on disk (`MirrorPublisher.mark(of:)`), or the one served
+        /// elsewhere that made writing it needless (`prepare(_:served:)`); nil when the site
+        /// cannot be named (a template rendered every time, or pages not all fingerprinted).
+        package var mark: String?
 
         /// Removes the prepared files: the publish stopped before they were put in place.
         package func discard() {
@@ -106,7 +110,8 @@ package struct MirrorPublisher: Sendable {
     package func commit(_ site: PreparedSite, manifestWrite: ManifestWrite) async throws(PublishError) -> Outcome {
         let firstPublish = !FileManager.default.fileExists(atPath: layout.manifest.path)
         if firstPublish {
-            let rest = PreparedSite(files: site.files.filter { $0.page }, outcome: site.outcome, pages: site.pages)
+            let rest = PreparedSite(
+                files: site.files.filter { $0.page }, outcome: site.outcome, pages: site.pages, mark: site.mark)
             do throws(PublishError) {
                 try await Self.rename(site.files.filter { !$0.page }.map(\.file))
             } catch {
@@ -178,6 +183,8 @@ package struct MirrorPublisher: Sendable {
         var previous: PageFingerprints?
         var siteInput: String?
         var site: SitePlan?
+        /// What names the site when it needs no work (`PreparedSite.mark`).
+        var mark: String?
     }
 
     /// Writes the changed assets and pages of `manifest`'s site, its feed and search index
@@ -186,10 +193,12 @@ package struct MirrorPublisher: Sendable {
     /// Pages are checked, rendered and written as blocking work (`BlockingWork`: file reads and
     /// writes, and pages rendered a job each, on every thread of its pool), off the threads
     /// every task of the run shares.
-    package func prepare(_ manifest: Manifest) async throws(PublishError) -> PreparedSite {
+    /// `served`: the mark (`PreparedSite.mark`) of a site served elsewhere (a bucket) whose files
+    /// this disk does not hold: when `manifest` would make that same site, nothing is written.
+    package func prepare(_ manifest: Manifest, served: String? = nil) async throws(PublishError) -> PreparedSite {
         let written = Prepared()
         do {
-            return try await prepare(manifest, into: written)
+            return try await prepare(manifest, served: served, into: written)
         } catch {
             written.discard()
             throw error
@@ -212,25 +221,60 @@ package struct MirrorPublisher: Sendable {
         }
     }
 
-    private func prepare(_ manifest: Manifest, into prepared: Prepared) async throws(PublishError) -> PreparedSite {
+    private func prepare(
+        _ manifest: Manifest, served: String?, into prepared: Prepared
+    ) async throws(PublishError) -> PreparedSite {
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
-        let start = try await begin(manifest, fingerprintsURL: fingerprintsURL, into: prepared)
+        let start = try await begin(manifest, served: served, fingerprintsURL: fingerprintsURL, into: prepared)
         guard let site = start.site else {
             let pages = start.previous?.pages ?? [:]
             return PreparedSite(
-                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages.count), pages: pages.keys.sorted())
+                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages.count), pages: pages.keys.sorted(),
+                mark: start.mark)
         }
         let (written, fingerprints, outcome) = try await writePages(of: site, manifest: manifest, start: start, into: prepared)
-        try await finish(
+        let complete = try await finish(
             site, manifest: manifest, start: start, fingerprints: fingerprints, fingerprintsURL: fingerprintsURL,
             written: written, into: prepared)
-        return PreparedSite(files: prepared.all, outcome: outcome, pages: site.pages.map(\.fileName))
+        return PreparedSite(
+            files: prepared.all, outcome: outcome, pages: site.pages.map(\.fileName),
+            mark: complete ? start.siteInput.map(mark(of:)) : nil)
+    }
+
+    /// What names the site made from `siteInput` (`PageFingerprints.siteInput`) with this
+    /// template's assets: the same for every run, on any machine, that would write the same
+    /// pages, feed, search index and assets (a bucket is told it: `PreparedSite.mark`).
+    func mark(of siteInput: String) -> String {
+        var hasher = SHA256()
+        func add(_ piece: String) {
+            withUnsafeBytes(of: Int64(piece.utf8.count).littleEndian) { hasher.update(bufferPointer: $0) }
+            hasher.update(data: Array(piece.utf8))
+        }
+        add("site-mark@1")
+        add(siteInput)
+        for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
+            add(path)
+            add(SHA256.hash(data: bytes).hexString)
+        }
+        return hasher.finalize().hexString
     }
 
     /// The first step of `prepare`: writes the changed assets, and works out whether the site
     /// is current (`PageFingerprints`); if it is not, plans it (`Start.site`).
-    private func begin(_ manifest: Manifest, fingerprintsURL: URL, into prepared: Prepared) async throws(PublishError) -> Start {
+    private func begin(
+        _ manifest: Manifest, served: String?, fingerprintsURL: URL, into prepared: Prepared
+    ) async throws(PublishError) -> Start {
         try await BlockingWork.run { () throws(PublishError) -> Start in
+            // A page whose inputs and file are as last written is left alone (PageFingerprints).
+            let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
+            let siteInput =
+                canSkip
+                ? PageFingerprints.siteInput(of: manifest, templateSource: template.pageSource, itemsPerPage: itemsPerPage)
+                : nil
+            if let served, let siteInput, mark(of: siteInput) == served {
+                // The site is served elsewhere as this manifest would make it: nothing to write.
+                return Start(written: 0, canSkip: canSkip, siteInput: siteInput, mark: served)
+            }
             // Files this publish wrote (unflushed), so the flush below is skipped when there are none.
             var written = 0
             for (path, bytes) in template.assets.sorted(by: { $0.key < $1.key }) {
@@ -240,18 +284,13 @@ package struct MirrorPublisher: Sendable {
                     written += 1
                 }
             }
-            // A page whose inputs and file are as last written is left alone (PageFingerprints).
-            let canSkip = PageFingerprints.canSkip(templateSource: template.pageSource)
             let previous = canSkip ? PageFingerprints.read(from: fingerprintsURL) : nil
-            let siteInput =
-                canSkip
-                ? PageFingerprints.siteInput(of: manifest, templateSource: template.pageSource, itemsPerPage: itemsPerPage)
-                : nil
             if let previous, let siteInput, previous.isCurrent(site: siteInput, root: layout.root.path) {
                 // Made from the same input as last time, and on disk as written then: nothing of
                 // the site is worked out again (the assets above are checked all the same).
                 if written > 0 { try flush() }
-                return Start(written: written, canSkip: canSkip, previous: previous, siteInput: siteInput, site: nil)
+                return Start(
+                    written: written, canSkip: canSkip, previous: previous, siteInput: siteInput, mark: mark(of: siteInput))
             }
             let site = SitePlan(manifest: manifest, itemsPerPage: itemsPerPage)
             return Start(written: written, canSkip: canSkip, previous: previous, siteInput: siteInput, site: site)
@@ -308,11 +347,12 @@ package struct MirrorPublisher: Sendable {
 
     /// The last step of `prepare`: the feed and the search index, the fingerprints for the next
     /// publish, and one flush of the file system for every file written (none when none was).
+    /// Returns whether the fingerprints describe the whole site (then it can be named: `mark(of:)`).
     private func finish(
         _ site: SitePlan, manifest: Manifest, start: Start, fingerprints: PageFingerprints, fingerprintsURL: URL,
         written total: Int, into prepared: Prepared
-    ) async throws(PublishError) {
-        try await BlockingWork.run { () throws(PublishError) in
+    ) async throws(PublishError) -> Bool {
+        try await BlockingWork.run { () throws(PublishError) -> Bool in
             var written = total
             var next = fingerprints
             // The feed links to the pages just written, and is flushed with them.
@@ -345,6 +385,7 @@ package struct MirrorPublisher: Sendable {
             // dirty file of the file system, other programs' too, which on a busy machine was
             // much of a no-op's time.
             if written > 0 { try flush() }
+            return next.site != nil
         }
     }
 

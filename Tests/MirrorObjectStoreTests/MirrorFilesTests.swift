@@ -24,6 +24,25 @@ import Testing
         }
     }
 
+    @Test("the site the bucket's manifest names is kept in the state, and a state saved before it was kept reads as naming none")
+    func siteInState() throws {
+        let manifest = Manifest(source: "http://h/", generatedAt: Self.at, items: [], rejected: [])
+        let head = S3Client.ObjectHead(bytes: 321, sha256: "content", site: "mark")
+        let seeded = BucketState.seeded(from: manifest, target: "t", head: head)
+        #expect(seeded.site == "mark" && seeded.seeded)
+        #expect(seeded.objects["manifest.json"] == BucketState.Object(sha256: "content", bytes: 321))
+        // A manifest put by a version that set no `x-amz-meta-sha256` stays unknown (sent again).
+        let unknown = BucketState.seeded(from: manifest, target: "t", head: S3Client.ObjectHead(bytes: 321))
+        #expect(unknown.objects["manifest.json"] == nil && unknown.site == nil)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bucket-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try seeded.write(to: file)
+        #expect(BucketState.read(file, target: "t") == seeded)
+        try Data(#"{"target":"t","objects":{},"seeded":false}"#.utf8).write(to: file)
+        #expect(BucketState.read(file, target: "t")?.site == nil)
+    }
+
     @Test("a page at the size and time the last publish hashed it is not hashed again; a changed one is")
     func quickCheck() async throws {
         try await withPublisher { publisher, root in

@@ -198,6 +198,51 @@ struct PublishTests {
         #expect(try Data(contentsOf: layout.manifest) == (try JSONCoding.encode(second)))
     }
 
+    @Test(
+        "a site is named by its input: the same for the same manifest on another disk, another for another; a site served under that name is not written"
+    )
+    func siteMark() async throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        defer {
+            first.cleanup()
+            second.cleanup()
+        }
+        let (_, publisher) = try self.publisher(in: first, itemsPerPage: 2)
+        let manifest = Manifest(
+            source: "http://h/", generatedAt: Date(), items: (0..<5).map { item("t", number: $0) }, rejected: [])
+        let manifestWrite = publisher.beginManifest(manifest)
+        let written = try await publisher.prepare(manifest)
+        try await publisher.commit(written, manifestWrite: manifestWrite)
+        let mark = try #require(written.mark)
+        // A publish that finds the site current names it the same.
+        let again = try await publisher.prepare(manifest)
+        #expect(again.mark == mark)
+        #expect(again.outcome.rendered == 0)
+
+        // Another disk with the same manifest, told that site is served, writes nothing,
+        let (layout, other) = try self.publisher(in: second, itemsPerPage: 2)
+        let served = try await other.prepare(manifest, served: mark)
+        #expect(served.mark == mark)
+        #expect(served.outcome == .init(rendered: 0, skipped: 0))
+        #expect(!FileManager.default.fileExists(atPath: layout.root.appendingPathComponent("index.html").path))
+        // and one served under another name, or a changed manifest, is written whole.
+        let stale = try await other.prepare(manifest, served: String(repeating: "0", count: 64))
+        #expect(stale.mark == mark)
+        #expect(stale.outcome.rendered == 3)
+        stale.discard()
+        var changed = manifest
+        changed.items[0].title = "changed"
+        let rewritten = try await other.prepare(changed, served: mark)
+        #expect(rewritten.mark != nil && rewritten.mark != mark)
+        rewritten.discard()
+        // Pages per album are part of the site: another count, another name.
+        let (_, wider) = try self.publisher(in: second, itemsPerPage: 3)
+        let widerSite = try await wider.prepare(manifest, served: mark)
+        #expect(widerSite.mark != mark)
+        widerSite.discard()
+    }
+
     /// A publisher with the embedded template writing into `directory`, its folders made.
     func publisher(in directory: TemporaryDirectory, itemsPerPage: Int) throws -> (MirrorLayout, MirrorPublisher) {
         let layout = MirrorLayout(root: directory.url)

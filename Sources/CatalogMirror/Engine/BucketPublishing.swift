@@ -39,10 +39,13 @@ public struct BucketPublishing: Sendable {
     /// (`BucketPublisher`): returns the report with the upload counted, or, when the upload
     /// fails, with `error` naming the object and exit status 1 (the bucket keeps serving its
     /// last complete mirror).
-    /// `state`: what `copies(output:)` found the bucket holds (nil: read now).
-    func publish(_ report: RunReport, manifest: Manifest, state: BucketState?, output: URL) async -> RunReport {
+    /// `state`: what `copies(output:)` found the bucket holds (nil: read now); `site`: the mark
+    /// of the site published (`BucketPublisher.publish`).
+    func publish(
+        _ report: RunReport, manifest: Manifest, site: String?, state: BucketState?, output: URL
+    ) async -> RunReport {
         let startedAt = Date()
-        var report = await upload(report, manifest: manifest, state: state, output: output)
+        var report = await upload(report, manifest: manifest, site: site, state: state, output: output)
         // The run's time includes the upload: a cron run's duration (and `--metrics`) is the
         // job's, and `phases.bucket` is when it ended, as the other phases give theirs.
         let elapsed = Date().timeIntervalSince(startedAt)
@@ -52,7 +55,9 @@ public struct BucketPublishing: Sendable {
         return report
     }
 
-    private func upload(_ report: RunReport, manifest: Manifest, state: BucketState?, output: URL) async -> RunReport {
+    private func upload(
+        _ report: RunReport, manifest: Manifest, site: String?, state: BucketState?, output: URL
+    ) async -> RunReport {
         var report = report
         let layout = MirrorLayout(root: output)
         do throws(ObjectStoreError) {
@@ -61,7 +66,7 @@ public struct BucketPublishing: Sendable {
                     client: client, root: layout.root, stateFile: layout.state.appendingPathComponent(BucketState.fileName))
                 publisher.configuration.concurrency = concurrency
                 publisher.configuration.multipartThreshold = multipartThreshold
-                return try await publisher.publish(manifest, starting: state)
+                return try await publisher.publish(manifest, site: site, starting: state)
             }
             report.bucket = .init(target: target.description, uploaded: summary.uploaded, deleted: summary.deleted)
         } catch  where Task.isCancelled {
@@ -92,7 +97,7 @@ public struct BucketPublishing: Sendable {
                 let publisher = BucketPublisher(client: client, root: layout.root, stateFile: stateFile)
                 let saved = BucketState.read(stateFile, target: publisher.stateTarget)
                 if let saved, hasManifest { return (Self.copies(saved), saved, nil) }
-                guard let data = try await client.get(target.key("manifest.json")) else {
+                guard let (data, head) = try await client.getObject(target.key("manifest.json")) else {
                     return (saved.map(Self.copies) ?? PublishedCopies(), saved, nil)
                 }
                 // Saved in `.catalog-mirror/`, and read from there with the manifest's own reader.
@@ -113,7 +118,7 @@ public struct BucketPublishing: Sendable {
                 }
                 // Handed to the publish at the end, which then neither fetches nor reads the
                 // bucket's manifest again.
-                let state = saved ?? BucketState.seeded(from: manifest, target: publisher.stateTarget)
+                let state = saved ?? BucketState.seeded(from: manifest, target: publisher.stateTarget, head: head)
                 var copies = Self.copies(state)
                 if !hasManifest { copies.manifest = (file, manifest) }
                 return (copies, state, nil)

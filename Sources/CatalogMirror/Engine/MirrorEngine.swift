@@ -77,13 +77,16 @@ public struct MirrorEngine: Sendable {
             (copies, bucketState) = (held, state)
             if let warning { configuration.logger.warning("\(warning)") }
         }
+        // Started from the bucket's manifest (no site on this disk): the site it serves.
+        let served = copies.manifest != nil ? bucketState?.site : nil
         // The store is open for exactly this scope; a failure inside it closes the store
         // first, and only then removes what this run created, if it keeps nothing.
-        let mirrored: Result<(report: RunReport, manifest: Manifest?), Stop>
+        let mirrored: Result<(report: RunReport, published: PublishedRun), Stop>
         do {
             mirrored = try await ImageDatabase.withStore(prepared.layout, readOnly: configuration.dryRun, copies: copies) {
                 storage in
-                let result = await mirror(prepared, into: storage, clients: clients, template: template, startedAt: startedAt)
+                let result = await mirror(
+                    prepared, into: storage, clients: clients, template: template, served: served, startedAt: startedAt)
                 guard case .failure(var stop) = result else { return result }
                 stop.keepsDownloads = await storage.keepsDownloads()
                 return .failure(stop)
@@ -93,10 +96,13 @@ public struct MirrorEngine: Sendable {
             throw .storage(error.message)
         }
         switch mirrored {
-        case .success(let (report, manifest)):
+        case .success(let (report, published)):
             // Still under the lock: two syncs of one mirror never write its bucket at once.
-            guard let bucket = configuration.bucket, let manifest, !configuration.dryRun else { return report }
-            return await bucket.publish(report, manifest: manifest, state: bucketState, output: configuration.output)
+            guard let bucket = configuration.bucket, let manifest = published.manifest, !configuration.dryRun else {
+                return report
+            }
+            return await bucket.publish(
+                report, manifest: manifest, site: published.siteMark, state: bucketState, output: configuration.output)
         case .failure(let stop):
             if !stop.keepsDownloads { prepared.created.remove() }
             throw stop.error
@@ -105,21 +111,25 @@ public struct MirrorEngine: Sendable {
 
     /// The phases of a run that need the store: collect, plan, publish (not for a dry run)
     /// and report.
+    /// `served`: the site a bucket serves that this disk does not hold (`PublishPhase.served`).
     private func mirror(
-        _ prepared: PreparedRun, into storage: DiskStorage, clients: HTTPClients, template: SiteTemplate, startedAt: Date
-    ) async -> Result<(report: RunReport, manifest: Manifest?), Stop> {
+        _ prepared: PreparedRun, into storage: DiskStorage, clients: HTTPClients, template: SiteTemplate, served: String?,
+        startedAt: Date
+    ) async -> Result<(report: RunReport, published: PublishedRun), Stop> {
         do throws(MirrorError) {
             let collected = try await CollectPhase(configuration: configuration, progress: progress)
                 .collect(prepared, into: storage, clients: clients)
             let (fetchedAt, downloadsFlush) = (collected.fetchedAt, collected.downloadsFlush)
             let planned = try await PlanPhase(configuration: configuration)
                 .plan((consume collected).collected, storage: storage)
-            let published = try await PublishPhase(configuration: configuration, storage: storage, template: template)
-                .publish(planned, after: downloadsFlush)
+            let published = try await PublishPhase(
+                configuration: configuration, storage: storage, template: template, served: served
+            )
+            .publish(planned, after: downloadsFlush)
             if !configuration.dryRun { await prepared.cache.save() }
             let report = RunReporting(configuration: configuration, progress: progress)
                 .report(planned, published: published, times: .init(startedAt: startedAt, fetchedAt: fetchedAt))
-            return .success((report, published.manifest))
+            return .success((report, published))
         } catch {
             return .failure(Stop(error: error))
         }

@@ -13,6 +13,8 @@ struct PublishedRun {
     /// The manifest published (nil for a dry run): what `--publish` copies to the bucket, so
     /// it is not read back from the disk.
     var manifest: Manifest?
+    /// What names the site published (`MirrorPublisher.PreparedSite.mark`), for the bucket.
+    var siteMark: String?
 }
 
 /// The fourth phase of a run: applies `--max-delete`, then (unless `--dry-run`) publishes the
@@ -21,6 +23,9 @@ struct PublishPhase {
     let configuration: MirrorConfiguration
     let storage: DiskStorage
     let template: SiteTemplate
+    /// The mark of the site a bucket serves when this disk holds none of it (a worker that
+    /// keeps no disk): a site that would be the same is not made (`MirrorPublisher.prepare`).
+    var served: String? = nil
 
     /// Publishes `planned` once `downloadsFlush` is done.
     /// - Throws: `MirrorError.pruneGuard` when the plan removes more than `--max-delete` allows
@@ -36,20 +41,21 @@ struct PublishPhase {
         // What the report's `changes` says of removed items is in the last manifest only:
         // read before the new one replaces it.
         let removed = RunChanges.removedEntries(plan.removed, manifest: planned.previousManifest)
-        var manifest: Manifest?
+        var published: (manifest: Manifest, siteMark: String?)?
         if !configuration.dryRun {
             await downloadsFlush.wait()
-            manifest = try await publish(plan)
+            published = try await publish(plan)
         }
-        return PublishedRun(removed: removed, manifest: manifest)
+        return PublishedRun(removed: removed, manifest: published?.manifest, siteMark: published?.siteMark)
     }
 
     /// Publishes in the order that keeps every served page consistent: the pages and
     /// `manifest.json` written under temporary names first (what needs disk space is done
     /// before anything is visible, so a full disk leaves the mirror as it was), then staged
     /// images into `images/`, then the pages and `manifest.json` renamed into place, and only
-    /// then is what the new manifest no longer references deleted. Returns the manifest.
-    private func publish(_ plan: PublishPlan) async throws(MirrorError) -> Manifest {
+    /// then is what the new manifest no longer references deleted. Returns the manifest and
+    /// the site's mark.
+    private func publish(_ plan: PublishPlan) async throws(MirrorError) -> (manifest: Manifest, siteMark: String?) {
         let manifest = Manifest(
             source: configuration.source.string, title: plan.siteTitle,
             generatedAt: Timestamp.truncated(configuration.now()), table: plan.items, rejected: plan.rejected,
@@ -67,7 +73,7 @@ struct PublishPhase {
         }
         let site: MirrorPublisher.PreparedSite
         do {
-            site = try await publisher.prepare(manifest)
+            site = try await publisher.prepare(manifest, served: served)
         } catch {
             throw await abandon(error.message)
         }
@@ -91,6 +97,6 @@ struct PublishPhase {
             throw .storage(error.message)
         }
         await storage.finishPublishing(manifest)
-        return manifest
+        return (manifest, site.mark)
     }
 }

@@ -217,12 +217,14 @@ struct PublishTests {
             let images = server.exchangeLog.dropFirst(start).filter { $0.target.hasPrefix("/gallery/image?") }
             #expect(images.count == published.items.count, "\(images)")
             #expect(images.allSatisfy { $0.conditional && $0.status == 304 }, "\(images)")
-            // nothing sent (the pages it made are the bucket's, asked with a HEAD each), and no
-            // listing of the bucket;
+            // nothing sent and no listing of the bucket; and, as the bucket's manifest names the
+            // site it serves, and this worker would make the same one, no page was made or
+            // asked about: one GET (the manifest) and one HEAD (the credentials' check) in all;
             var counts = try await store.counts()
             let requests = try await store.requests()
             #expect(counts["PUT"] == nil && counts["LIST"] == nil && counts["DELETE"] == nil, "\(requests)")
-            #expect((counts["HEAD"] ?? 0) <= Self.files(worker).count + 1, "\(counts)")
+            #expect(counts["HEAD"] == 1 && counts["GET"] == 1, "\(requests)")
+            #expect(Self.files(worker) == ["manifest.json"])
             // its manifest is the bucket's, item for item, first-seen dates kept.
             let kept = try Manifest.read(from: worker.appendingPathComponent("manifest.json"))
             #expect(kept.items.map(\.key) == published.items.map(\.key))
@@ -249,6 +251,58 @@ struct PublishTests {
             let sent = try await store.requests().filter { $0.hasPrefix("PUT") && $0.contains("/images/") }
             #expect(sent.count == 1, "\(sent)")
             #expect(counts["DELETE"] == 1, "\(counts)")
+            let verified = try await Binary.run(
+                ["verify", "--publish", Self.target], in: directory, environment: store.environment)
+            #expect(verified.status == 0, "\(verified.stderr)")
+        }
+    }
+
+    @Test(
+        "the manifest names the site only while the bucket holds all of it: a publish that fails among the pages leaves none named, and a worker then makes and checks every page"
+    )
+    func siteMarkOnlyForAWholeSite() async throws {
+        try await withStore { store, server, url, directory in
+            let mirror = directory.appendingPathComponent("mirror")
+            try await publish(url, out: mirror, store: store, in: directory)
+            let mark = try await store.anonymousGet("site/manifest.json").headers[ObjectMetadata.siteMark]
+            #expect(mark?.count == 64, "\(String(describing: mark))")
+            let servedBefore = try await store.anonymousGet("site/manifest.json").body
+
+            // Given a change whose pages the store refuses once their images went up,
+            server.update { catalog in
+                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
+                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 5)
+            }
+            try await store.failPuts(matching: ".html")
+            let failed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            // the bucket serves its last manifest, which no longer names a site (some pages may be new),
+            let served = try await store.anonymousGet("site/manifest.json")
+            #expect(served.body == servedBefore)
+            #expect(served.headers[ObjectMetadata.siteMark] == nil, "\(served.headers)")
+            #expect(served.headers["content-type"] == "application/json")
+            #expect(served.headers["cache-control"] == ObjectMetadata.shortLived)
+
+            // so a worker with an empty disk makes every page and asks the bucket about each,
+            // sends those that differ, and names its site once they are all there.
+            try await store.failPuts(matching: nil)
+            try await store.resetCounts()
+            let worker = directory.appendingPathComponent("worker")
+            let run = try await Binary.run(
+                ["sync", url.absoluteString, "--out", worker.path, "--publish", Self.target], in: directory,
+                environment: store.environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let pages = Self.files(worker).filter { $0.hasSuffix(".html") }
+            #expect(!pages.isEmpty)
+            let requests = try await store.requests()
+            #expect(requests.filter { $0.hasPrefix("HEAD") }.count >= pages.count, "\(requests)")
+            for page in pages {
+                #expect(
+                    try await store.anonymousGet("site/" + page).body
+                        == (try Data(contentsOf: worker.appendingPathComponent(page))))
+            }
+            let named = try await store.anonymousGet("site/manifest.json").headers[ObjectMetadata.siteMark]
+            #expect(named != nil && named != mark)
             let verified = try await Binary.run(
                 ["verify", "--publish", Self.target], in: directory, environment: store.environment)
             #expect(verified.status == 0, "\(verified.stderr)")
