@@ -49,7 +49,8 @@ struct Collector {
         case loaded([(key: CanonicalURL, outcome: ImageLoader.Outcome)])
         /// What a batch's repeats had from the loader (`ImageLoader.join`).
         case joined(CollectorStateMachine.JoinAnswers)
-        case streamEnded
+        /// A task that reports nothing ended: a robots.txt fetched, a counter stream over.
+        case taskEnded
     }
 
     /// What a collection found.
@@ -67,7 +68,8 @@ struct Collector {
         CollectorStateMachine.Settings(
             window: window, revalidatesInBatches: revalidatesInBatches,
             dryRun: configuration.dryRun,
-            findsDecorations: configuration.findsDecorations)
+            findsDecorations: configuration.findsDecorations,
+            reportsEachKey: configuration.logger.logLevel <= .info)
     }
 
     /// Whether the robots.txt of `key`'s origin is known (always, when it is not honoured).
@@ -102,16 +104,17 @@ struct Collector {
                 (await storage.previousManifest?.decorations ?? []).compactMap { CanonicalURL($0) })
             var machine = CollectorStateMachine(
                 settings: settings, previousDecorations: previousDecorations,
-                previousIcons: await storage.previousIconKeys(), progress: progress,
-                logger: configuration.logger)
+                previousIcons: await storage.previousIconKeys())
             for await batch in batches {
                 // An empty batch is a wake-up: an origin's robots.txt is known (`take`).
                 let discoveries = batch + machine.release(robotsKnown: robotsKnown)
                 await take(discoveries, machine: &machine, group: &group, guesses: guesses, batches: batches)
             }
-            machine.streamEnded()
+            machine.batchesEnded()
             while true {
-                switch machine.next(robotsKnown: robotsKnown, cancelled: Task.isCancelled) {
+                let next = machine.next(robotsKnown: robotsKnown, cancelled: Task.isCancelled)
+                report(machine.takeReports())
+                switch next {
                 case .take(let discoveries):
                     await take(discoveries, machine: &machine, group: &group, guesses: guesses, batches: batches)
                 case .waitForCompletion:
@@ -150,13 +153,14 @@ struct Collector {
                 group.addTask {
                     _ = await robots.policy(for: key)
                     await batches.wake()
-                    return .streamEnded
+                    return .taskEnded
                 }
             case .validate(let candidate):
                 machine.validated(discovery, verdict: await chain.handle(candidate))
             }
         }
         let action = machine.batchTaken(cancelled: Task.isCancelled)
+        report(machine.takeReports())
         guesses.settle(action.settledGuesses)
         await load(
             action.load, joins: action.joins, machine: &machine, group: &group, guesses: guesses)
@@ -210,11 +214,32 @@ struct Collector {
         case .crawl(let result): action = machine.crawlEnded(result, cancelled: Task.isCancelled)
         case .loaded(let outcomes): action = machine.loaded(outcomes)
         case .joined(let answers): action = machine.joined(answers)
-        case .streamEnded:
+        case .taskEnded:
             machine.taskEnded()
             action = .none
         }
+        report(machine.takeReports())
         if action == .cancelAll { group.cancelAll() }
+    }
+
+    /// Hands what the machine reported to the log and the progress board.
+    private func report(_ reports: [CollectorStateMachine.Report]) {
+        let logger = configuration.logger
+        for report in reports {
+            switch report {
+            case .verdict(let verdict, let key, let guess): logger.verdict(verdict, for: key, guess: guess)
+            case .reconsidered(let verdict, let key): logger.reconsidered(verdict, for: key)
+            case .outcome(let outcome, let key, let guess): logger.outcome(outcome, for: key, guess: guess)
+            case .crawlFinished: progress.update { $0.crawlFinishedAt = Date() }
+            case .tally(let tally):
+                progress.update {
+                    $0.keysFound += tally.keysFound
+                    $0.accepted += tally.accepted
+                    $0.rejected += tally.rejected
+                    $0.failed += tally.failed
+                }
+            }
+        }
     }
 
     /// The loader's and the store's counters, forwarded to the progress board until their
@@ -223,11 +248,11 @@ struct Collector {
         let (progress, loader, storage) = (progress, loader, storage)
         group.addTask {
             for await count in loader.memoryHits { progress.update { $0.memoryHits = count } }
-            return .streamEnded
+            return .taskEnded
         }
         group.addTask {
             for await count in storage.diskHits { progress.update { $0.diskHits = count } }
-            return .streamEnded
+            return .taskEnded
         }
         group.addTask {
             for await totals in loader.downloads {
@@ -236,7 +261,7 @@ struct Collector {
                     $0.bytes = totals.bytes
                 }
             }
-            return .streamEnded
+            return .taskEnded
         }
     }
 }

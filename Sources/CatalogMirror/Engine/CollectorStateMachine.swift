@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import MirrorCatalog
 import MirrorCore
 import MirrorCrawl
@@ -14,8 +13,10 @@ import MirrorValidate
 /// (`Collector`) is to do next, as swift-nio's state machines do, so a test can drive it event
 /// by event with no network.
 ///
-/// The progress board and the logger are where it reports what it decided (counters, verdicts,
-/// outcomes); neither decides anything.
+/// What it decided that is only reported (a verdict or an outcome for the log, a change to the
+/// progress counters) comes out as values too (`Report`), which the driver takes after each
+/// event (`takeReports()`) and hands to the logger and the progress board: the machine holds
+/// neither.
 struct CollectorStateMachine {
     /// What the machine needs to know of the run.
     struct Settings {
@@ -28,6 +29,35 @@ struct CollectorStateMachine {
         var dryRun: Bool
         /// Whether the site's decoration is told apart (`PhotoGroups`): off with `--include`.
         var findsDecorations: Bool
+        /// Whether each key's verdict and outcome is reported (`Report.verdict`, `.outcome`,
+        /// `.reconsidered`): only when the log shows them (`--verbose`), so a run that does not
+        /// show them does not make them.
+        var reportsEachKey = true
+    }
+
+    /// What the machine decided that only the log and the progress display show: the driver
+    /// hands them on (`Collector.report(_:)`).
+    enum Report: Equatable {
+        /// A key seen for the first time, and the chain's verdict (`Logger.verdict`).
+        case verdict(Verdict, for: CanonicalURL, guess: Bool)
+        /// A verdict changed once the crawl was over (`Logger.reconsidered`).
+        case reconsidered(Verdict, for: CanonicalURL)
+        /// How a load ended (`Logger.outcome`).
+        case outcome(ImageLoader.Outcome, for: CanonicalURL, guess: Bool)
+        /// Counts to add to the progress board's.
+        case tally(Tally)
+        /// The crawl is over (`ProgressSnapshot.crawlFinishedAt`).
+        case crawlFinished
+    }
+
+    /// Changes to the progress board's counters, added up between two `takeReports()`.
+    struct Tally: Equatable {
+        var keysFound = 0
+        var accepted = 0
+        var rejected = 0
+        var failed = 0
+
+        var isEmpty: Bool { self == Tally() }
     }
 
     /// What to do with one discovery.
@@ -83,7 +113,7 @@ struct CollectorStateMachine {
         case cancelAll
     }
 
-    /// What to do next once the crawl's batches have ended (`streamEnded()`).
+    /// What to do next once the crawl's batches have ended (`batchesEnded()`).
     enum NextAction {
         /// Sight these held discoveries, whose origin's robots.txt is known now.
         case take([Discovery])
@@ -114,8 +144,6 @@ struct CollectorStateMachine {
     }
 
     let settings: Settings
-    let progress: ProgressBoard
-    let logger: Logger
     /// Every key seen, by its text: a `CanonicalURL` is 48 bytes, and this table's empty slots
     /// would be that large too, for every key of the run. It does not decide whether a key was
     /// seen: an entry is made when the chain's `DuplicateRule` calls a key new, and a repeat's
@@ -151,16 +179,32 @@ struct CollectorStateMachine {
     private var mayRelease = false
     /// The task group had no task left when a completion was waited for.
     private var isExhausted = false
+    /// Reports not yet taken (`takeReports()`), and the counts since the last were.
+    private var reports: [Report] = []
+    private var tally = Tally()
 
-    init(
-        settings: Settings, previousDecorations: Set<CanonicalURL>, previousIcons: Set<CanonicalURL> = [],
-        progress: ProgressBoard, logger: Logger
-    ) {
+    init(settings: Settings, previousDecorations: Set<CanonicalURL>, previousIcons: Set<CanonicalURL> = []) {
         self.previousIcons = previousIcons
         self.settings = settings
         self.previousDecorations = previousDecorations
-        self.progress = progress
-        self.logger = logger
+    }
+
+    // MARK: Reports
+
+    /// What was decided since the last call, in order, the counts last (one `.tally`).
+    mutating func takeReports() -> [Report] {
+        var taken = reports
+        reports = []
+        if !tally.isEmpty {
+            taken.append(.tally(tally))
+            tally = Tally()
+        }
+        return taken
+    }
+
+    /// Reports a verdict or an outcome of one key, when they are reported (`Settings.reportsEachKey`).
+    private mutating func report(_ each: @autoclosure () -> Report) {
+        if settings.reportsEachKey { reports.append(each()) }
     }
 
     // MARK: Batches
@@ -203,11 +247,9 @@ struct CollectorStateMachine {
         let entry = CatalogEntry(key: discovery.key, reference: reference, verdict: verdict)
         entry.see(discovery)
         catalog[discovery.key.string] = entry
-        logger.verdict(verdict, for: discovery.key, guess: reference.isGuess)
-        progress.update {
-            $0.keysFound += 1
-            if verdict == .accepted { $0.accepted += 1 } else { $0.rejected += 1 }
-        }
+        report(.verdict(verdict, for: discovery.key, guess: reference.isGuess))
+        tally.keysFound += 1
+        if verdict == .accepted { tally.accepted += 1 } else { tally.rejected += 1 }
         guard verdict == .accepted else {
             if reference.isGuess { batch.settledGuesses += 1 }
             return
@@ -305,7 +347,7 @@ struct CollectorStateMachine {
         switch result {
         case .success(let summary):
             self.summary = summary
-            progress.update { $0.crawlFinishedAt = Date() }
+            reports.append(.crawlFinished)
             return .none
         case .failure(let error):
             failure = failure ?? (cancelled ? .cancelled : .sourceUnavailable(error.message))
@@ -321,22 +363,18 @@ struct CollectorStateMachine {
             inFlight -= 1
             let entry = catalog[key.string]
             let isShown = entry?.isShown ?? true
-            logger.outcome(outcome, for: key, guess: !isShown)
+            report(.outcome(outcome, for: key, guess: !isShown))
             entry?.outcome = CatalogEntry.Outcome(outcome)
             switch outcome {
             case .failed(let fetchFailure) where !fetchFailure.reason.isPolicy && isShown:
-                progress.update { $0.failed += 1 }
+                tally.failed += 1
             case .failed:
-                progress.update {
-                    $0.accepted -= 1
-                    $0.rejected += 1
-                }
+                tally.accepted -= 1
+                tally.rejected += 1
             case .page:
                 // A page, not an image: neither accepted nor rejected.
-                progress.update {
-                    $0.accepted -= 1
-                    $0.keysFound -= 1
-                }
+                tally.accepted -= 1
+                tally.keysFound -= 1
             case .storeFailed(let message):
                 failure = failure ?? .storage(message)
                 action = .cancelAll
@@ -368,7 +406,7 @@ struct CollectorStateMachine {
     // MARK: After the crawl's batches
 
     /// The crawl sends no more batches.
-    mutating func streamEnded() {
+    mutating func batchesEnded() {
         guard case .crawling = phase else { return }
         phase = .releasing
         // The last batch took what was known; the next release waits for a completion.
@@ -447,12 +485,10 @@ struct CollectorStateMachine {
     }
 
     /// Rejects an accepted `entry` after the crawl, for `reason`.
-    private func reject(_ entry: CatalogEntry, _ reason: RejectionReason) {
+    private mutating func reject(_ entry: CatalogEntry, _ reason: RejectionReason) {
         entry.verdict = .rejected(reason)
-        logger.reconsidered(entry.verdict, for: entry.key)
-        progress.update {
-            $0.accepted -= 1
-            $0.rejected += 1
-        }
+        report(.reconsidered(entry.verdict, for: entry.key))
+        tally.accepted -= 1
+        tally.rejected += 1
     }
 }

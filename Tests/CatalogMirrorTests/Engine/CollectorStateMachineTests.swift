@@ -27,13 +27,13 @@ struct CollectorStateMachineTests {
 
     static func machine(
         window: Int = 8, batches: Bool = false, previousDecorations: Set<CanonicalURL> = [],
-        previousIcons: Set<CanonicalURL> = [], progress: ProgressBoard = ProgressBoard()
+        previousIcons: Set<CanonicalURL> = [], reportsEachKey: Bool = true
     ) -> CollectorStateMachine {
         CollectorStateMachine(
             settings: .init(
                 window: window, revalidatesInBatches: batches, dryRun: false,
-                findsDecorations: true),
-            previousDecorations: previousDecorations, previousIcons: previousIcons, progress: progress, logger: .silent)
+                findsDecorations: true, reportsEachKey: reportsEachKey),
+            previousDecorations: previousDecorations, previousIcons: previousIcons)
     }
 
     /// Stands in for the validator chain: a key seen before is a duplicate (`DuplicateRule`),
@@ -76,6 +76,56 @@ struct CollectorStateMachineTests {
         return .stored(image, from: .network)
     }
 
+    /// The counts of `reports`, added up.
+    static func tally(_ reports: [CollectorStateMachine.Report]) -> CollectorStateMachine.Tally {
+        var sum = CollectorStateMachine.Tally()
+        for case .tally(let tally) in reports {
+            sum.keysFound += tally.keysFound
+            sum.accepted += tally.accepted
+            sum.rejected += tally.rejected
+            sum.failed += tally.failed
+        }
+        return sum
+    }
+
+    @Test(
+        "what the machine decides for the log and the progress board comes out as reports, in order, the counts last; each key's only when they are shown"
+    )
+    func reports() {
+        var machine = Self.machine()
+        var chain = Chain(rejected: ["http://h/r.png"])
+        let (batch, _) = Self.take(
+            [Self.discovery("a.png"), Self.discovery("r.png"), Self.discovery("g.png", guess: true)], machine: &machine,
+            chain: &chain)
+        let a = CanonicalURL("http://h/a.png")!
+        let r = CanonicalURL("http://h/r.png")!
+        let g = CanonicalURL("http://h/g.png")!
+        #expect(
+            machine.takeReports() == [
+                .verdict(.accepted, for: a, guess: false), .verdict(.rejected(.excluded), for: r, guess: false),
+                .verdict(.accepted, for: g, guess: true), .tally(.init(keysFound: 3, accepted: 2, rejected: 1)),
+            ])
+        // Taken once: nothing is reported twice.
+        #expect(machine.takeReports().isEmpty)
+        for part in machine.plan(batch.load, found: [.none, .none]) { _ = machine.send(part.count) }
+        // An image downloaded; a guess that was a page (neither accepted nor found).
+        let page = ImageLoader.Outcome.page(FetchedDocument(url: g, mediaType: "text/html", charset: nil, bytes: []))
+        let image = Self.image(a)
+        _ = machine.loaded([(a, image), (g, page)])
+        _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: false)
+        #expect(
+            machine.takeReports() == [
+                .outcome(image, for: a, guess: false), .outcome(page, for: g, guess: true), .crawlFinished,
+                .tally(.init(keysFound: -1, accepted: -1)),
+            ])
+
+        // When the log does not show each key, only the counts come out.
+        var quiet = Self.machine(reportsEachKey: false)
+        var other = Chain()
+        _ = Self.take([Self.discovery("a.png"), Self.discovery("b.png")], machine: &quiet, chain: &other)
+        #expect(quiet.takeReports() == [.tally(.init(keysFound: 2, accepted: 2))])
+    }
+
     static func keys(_ part: CollectorStateMachine.LoadPart) -> [CanonicalURL] {
         switch part {
         case .revalidate(let requests, _): requests.map(\.key)
@@ -102,13 +152,12 @@ struct CollectorStateMachineTests {
         #expect(second.joins.map(\.string) == ["http://h/b.png"])
         #expect(machine.catalog["http://h/a.png"]?.sightings.count == 2)
         #expect(machine.joinsInFlight == 2)
-        let counts = machine.progress.snapshot
-        #expect(counts.keysFound == 3 && counts.accepted == 2 && counts.rejected == 1)
+        #expect(Self.tally(machine.takeReports()) == .init(keysFound: 3, accepted: 2, rejected: 1))
 
         // The collection ends only when the loads and the joins have their answers, so every
         // memory hit is counted before the counter streams end.
         for part in machine.plan(first.load, found: [.none, .none]) { _ = machine.send(part.count) }
-        machine.streamEnded()
+        machine.batchesEnded()
         _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: false)
         _ = machine.loaded(first.load.map { ($0.key, Self.image($0.key)) })
         _ = machine.joined(CollectorStateMachine.JoinAnswers(answered: 1))
@@ -184,7 +233,7 @@ struct CollectorStateMachineTests {
         #expect(machine.release(robotsKnown: { $0.origin != slow && $0.origin != late }).isEmpty)
 
         // After the crawl's batches, the held keys go as a completion shows their robots.txt known.
-        machine.streamEnded()
+        machine.batchesEnded()
         let unknown: (CanonicalURL) -> Bool = { $0.origin != slow && $0.origin != late }
         guard case .waitForCompletion = machine.next(robotsKnown: unknown, cancelled: false) else {
             Issue.record("held keys were released before any completion")
@@ -223,7 +272,7 @@ struct CollectorStateMachineTests {
         asLink.reference.size = RenditionSize(role: .full)
         let (action, _) = Self.take([Self.discovery("icons/back.gif", photo: 0), asLink], machine: &machine, chain: &chain)
         #expect(action.load.isEmpty)
-        machine.streamEnded()
+        machine.batchesEnded()
         guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
             Issue.record("the suspects did not wait for the crawl")
             return
@@ -272,7 +321,7 @@ struct CollectorStateMachineTests {
         for part in machine.plan(action.load, found: [.none]) { _ = machine.send(part.count) }
         _ = machine.loaded([(action.load[0].key, Self.image(action.load[0].key))])
 
-        machine.streamEnded()
+        machine.batchesEnded()
         guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
             Issue.record("the suspects did not wait for the crawl")
             return
@@ -304,7 +353,7 @@ struct CollectorStateMachineTests {
         #expect(after.load.isEmpty && after.settledGuesses == 1)
         #expect(machine.catalog["http://h/c.png"] == nil)
 
-        machine.streamEnded()
+        machine.batchesEnded()
         // b is still loading: the collection waits for it before the streams end.
         guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: false) else {
             Issue.record("the collection did not wait for the load under way")
@@ -327,7 +376,7 @@ struct CollectorStateMachineTests {
     func crawlFailed() {
         for cancelled in [false, true] {
             var machine = Self.machine()
-            machine.streamEnded()
+            machine.batchesEnded()
             let action = machine.crawlEnded(.failure(CrawlError(.startFailed, "no answer from http://h/")), cancelled: cancelled)
             #expect(action == .cancelAll)
             guard case .finishStreams = machine.next(robotsKnown: { _ in true }, cancelled: cancelled) else {
@@ -351,7 +400,7 @@ struct CollectorStateMachineTests {
         for part in machine.plan(action.load, found: [.none]) { _ = machine.send(part.count) }
         let (after, sightings) = Self.take([Self.discovery("b.png")], machine: &machine, chain: &chain, cancelled: true)
         #expect(sightings == [.skip] && after.load.isEmpty)
-        machine.streamEnded()
+        machine.batchesEnded()
         _ = machine.crawlEnded(.success(CrawlSummary()), cancelled: true)
         guard case .waitForCompletion = machine.next(robotsKnown: { _ in true }, cancelled: true) else {
             Issue.record("the load under way was not waited for")
