@@ -12,9 +12,9 @@ public enum ExitStatus {
     /// The source could not be crawled, or gave nothing to publish; the mirror is as it was.
     public static let sourceUnavailable: Int32 = 3
     /// The prune guard stopped the run (more deletions than `--max-delete` allows).
-    public static let pruneGuard: Int32 = 4
+    package static let pruneGuard: Int32 = 4
     /// Another sync holds the lock on the mirror (`EX_TEMPFAIL`).
     public static let locked: Int32 = 75
     /// Interrupted (SIGINT or SIGTERM): 128 + SIGINT, as shells report it.
-    public static let cancelled: Int32 = 130
+    package static let cancelled: Int32 = 130
 }

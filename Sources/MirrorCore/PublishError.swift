@@ -9,9 +9,9 @@ public typealias PublishError = StageError<PublishStage>
 extension StageError.Code where Stage == PublishStage {
     /// A file or folder could not be created, written, flushed or renamed into place (full or
     /// read-only disk, permissions).
-    public static var fileSystem: Self { Self("file-system") }
+    package static var fileSystem: Self { Self("file-system") }
     /// The site's template (`--template`) could not be read, or is not a valid template.
-    public static var template: Self { Self("template") }
+    package static var template: Self { Self("template") }
 }
 
 extension StageError where Stage == PublishStage {

@@ -12,7 +12,7 @@ public struct StageError<Stage: ErrorStage>: Error, Sendable, CustomStringConver
     /// The kind of a failure of the stage; each stage declares its codes in an extension.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The kebab-case name of the code.
-        public let name: String
+        package let name: String
 
         /// The code named `name` (kebab-case).
         package init(_ name: String) { self.name = name }
@@ -27,7 +27,7 @@ public struct StageError<Stage: ErrorStage>: Error, Sendable, CustomStringConver
     public let message: String
 
     /// An error of `code` with this one-line `message`.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

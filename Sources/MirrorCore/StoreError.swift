@@ -8,19 +8,19 @@ public typealias StoreError = StageError<StoreStage>
 extension StageError.Code where Stage == StoreStage {
     /// A file or folder of the mirror could not be created, read, written or moved (full or
     /// read-only disk, permissions).
-    public static var fileSystem: Self { Self("file-system") }
+    package static var fileSystem: Self { Self("file-system") }
     /// The state database (`.catalog-mirror/state.sqlite`) could not be opened, read or written.
-    public static var database: Self { Self("database") }
+    package static var database: Self { Self("database") }
     /// The mirror is already open, in this process or in another run.
     public static var inUse: Self { Self("in-use") }
     /// The store was used after it was closed.
-    public static var closed: Self { Self("closed") }
+    package static var closed: Self { Self("closed") }
     /// The state is damaged and could not be set aside to be rebuilt.
-    public static var damaged: Self { Self("damaged") }
+    package static var damaged: Self { Self("damaged") }
     /// A file of the mirror is not in a format this version reads.
-    public static var format: Self { Self("format") }
+    package static var format: Self { Self("format") }
     /// The store's record contradicts what this run did.
-    public static var inconsistent: Self { Self("inconsistent") }
+    package static var inconsistent: Self { Self("inconsistent") }
     /// The directory holds no mirror (no `.catalog-mirror/`).
     public static var notAMirror: Self { Self("not-a-mirror") }
 }

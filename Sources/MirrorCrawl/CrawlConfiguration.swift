@@ -19,7 +19,7 @@ public struct CrawlConfiguration: Sendable {
     }
 
     /// `--feed`: read this feed or listing instead of discovering feeds. Default: nil.
-    public var feed: CanonicalURL?
+    package var feed: CanonicalURL?
     /// `--max-pages`: HTML pages fetched at most, the start page included. Default: 2000.
     public var maxPages: Int = 2000
     /// `--max-depth`: links followed from the start page at most. Default: 20.
@@ -29,7 +29,7 @@ public struct CrawlConfiguration: Sendable {
     /// `--variants`. Default: `.all`.
     public var variants: Variants = .all
     /// Pages fetched at once. Default: 8.
-    public var pageConcurrency: Int = 8
+    package var pageConcurrency: Int = 8
 
     /// Settings with the given values; `pageConcurrency` keeps its default (8).
     /// - Parameters:

@@ -16,9 +16,9 @@ import MirrorMarkup
 /// `ScriptReader`, and every reference becomes a canonical key. It exists for the benchmark's
 /// parser row (`Benchmarks/bench.py`), which times it against `xmllint`, and for the fuzz
 /// targets (`Fuzz/`), which hand it any bytes.
-public enum FileExtraction {
+package enum FileExtraction {
     /// What the file holds, and so which reader extracts its keys.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// A feed, listing or sitemap, streamed through `FeedStreamParser` in 64 KB chunks.
         case feed
         /// An HTML page, read whole with `HTMLScanner`.
@@ -30,16 +30,16 @@ public enum FileExtraction {
     }
 
     /// The file could not be opened, read or parsed.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// One line naming the file and what went wrong.
-        public let description: String
+        package let description: String
     }
 
     /// The keys found in the file at `path`, read as a document fetched from `base`.
     ///
     /// - Throws: ``Failure`` naming `path` when it cannot be opened or read, or is not a
     ///   document of `kind`.
-    public static func keys(inFileAt path: String, kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
+    package static func keys(inFileAt path: String, kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
         switch kind {
         case .feed: return try feedKeys(path, base: base)
         case .html, .json, .script:
@@ -64,7 +64,7 @@ public enum FileExtraction {
     /// fed to the streaming parser in one piece).
     ///
     /// - Throws: ``Failure`` when the bytes are not a document of `kind` (a script never fails).
-    public static func keys(in bytes: [UInt8], kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
+    package static func keys(in bytes: [UInt8], kind: Kind, base: CanonicalURL) throws(Failure) -> [CanonicalURL] {
         let references: [ImageReference]
         var documentBase = base
         switch kind {

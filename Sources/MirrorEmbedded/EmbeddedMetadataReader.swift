@@ -18,7 +18,7 @@ import MirrorCore
 /// Every read is bounded (`segmentLimit`, `chunkLimit`, `largestBlock`); a structure that
 /// claims offsets past the end, or lengths that cannot be, ends the walk with a `problem`, and
 /// what was found before is kept. Nothing here traps on any input (`FuzzMetadata`).
-public enum EmbeddedMetadataReader {
+package enum EmbeddedMetadataReader {
     /// JPEG segments walked at most before the first scan.
     static let segmentLimit = 512
     /// PNG and WebP chunks walked at most.
@@ -45,7 +45,7 @@ public enum EmbeddedMetadataReader {
     }
 
     /// The metadata of the whole file `bytes` (the fuzzer's entry, and tests').
-    public static func read(bytes: [UInt8]) -> EmbeddedMetadata {
+    package static func read(bytes: [UInt8]) -> EmbeddedMetadata {
         read(head: Array(bytes.prefix(4096)), length: Int64(bytes.count)) { offset, count in
             guard offset >= 0, offset < Int64(bytes.count), count > 0 else { return [] }
             let start = Int(offset)
@@ -55,7 +55,7 @@ public enum EmbeddedMetadataReader {
 
     /// The metadata of the image file at `path`, read as a download is (its first 4 KB, then
     /// bounded reads); nil when the file cannot be opened.
-    public static func read(fileAtPath path: String) -> EmbeddedMetadata? {
+    package static func read(fileAtPath path: String) -> EmbeddedMetadata? {
         HeaderBytes.withFile(atPath: path, headLength: 4096) { head, length, read in
             self.read(head: head, length: length, read: read)
         }

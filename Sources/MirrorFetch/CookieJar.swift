@@ -7,36 +7,36 @@ import MirrorCore
 ///
 /// Written by hand: the format is seven tab-separated fields a line, and no Swift package on
 /// Linux reads it (Foundation's HTTPCookieStorage neither reads this file nor runs on a value).
-public struct CookieJar: Sendable, Equatable {
+package struct CookieJar: Sendable, Equatable {
     /// One line of the file.
-    public struct Cookie: Sendable, Equatable {
+    package struct Cookie: Sendable, Equatable {
         /// The domain, lower-cased, without a leading dot.
-        public var domain: String
+        package var domain: String
         /// True when subdomains of `domain` get the cookie too (the second field, or a leading dot).
-        public var includeSubdomains: Bool
+        package var includeSubdomains: Bool
         /// The path the cookie is sent under (RFC 6265 path matching). Default `/`.
-        public var path: String
+        package var path: String
         /// Sent over https only.
-        public var secure: Bool
+        package var secure: Bool
         /// Seconds since 1970 after which the cookie is not sent; nil for a session cookie (0).
-        public var expires: Int64?
+        package var expires: Int64?
         /// The cookie's name.
-        public var name: String
+        package var name: String
         /// The cookie's value: a secret, sent and never written anywhere.
-        public var value: String
+        package var value: String
         /// Marked `#HttpOnly_` (sent all the same: this is not a browser).
-        public var httpOnly: Bool
+        package var httpOnly: Bool
     }
 
     /// The cookies, in file order. Default: none.
-    public var cookies: [Cookie] = []
+    package var cookies: [Cookie] = []
 
     /// A jar holding `cookies` (default: none).
-    public init(cookies: [Cookie] = []) { self.cookies = cookies }
+    package init(cookies: [Cookie] = []) { self.cookies = cookies }
 
     /// Reads `path`; lines that are not seven tab-separated fields are skipped, as curl skips
     /// them. Throws a one-line error naming the file when it cannot be read.
-    public init(file path: String) throws(RequestIdentity.Error) {
+    package init(file path: String) throws(RequestIdentity.Error) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RequestIdentity.Error("--cookies \(path) cannot be read (check the path and its permissions)")
         }
@@ -44,7 +44,7 @@ public struct CookieJar: Sendable, Equatable {
     }
 
     /// Parses the text of a cookies file.
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             var line = Substring(raw)
             if line.hasSuffix("\r") { line = line.dropLast() }

@@ -13,57 +13,57 @@ public struct FetchConfiguration: Sendable {
     /// proxies, `--rate`, `Crawl-delay`) keeps `concurrency`.
     public var pipelineDepth: Int = 16
     /// Time allowed to open a connection. Default: 10 s.
-    public var connectTimeout: Duration = .seconds(10)
+    package var connectTimeout: Duration = .seconds(10)
     /// Longest silence while reading a response before it counts as a timeout. Default: 30 s.
-    public var readTimeout: Duration = .seconds(30)
+    package var readTimeout: Duration = .seconds(30)
     /// Deadline for one page, feed or robots.txt request including its body. Default: 60 s.
-    public var documentDeadline: Duration = .seconds(60)
+    package var documentDeadline: Duration = .seconds(60)
     /// Deadline for one image request including its body, so a server that trickles bytes
     /// forever is cut off. Default: 300 s.
-    public var imageDeadline: Duration = .seconds(300)
+    package var imageDeadline: Duration = .seconds(300)
     /// Largest document read whole into memory, after decompression: a page, a JSON listing,
     /// robots.txt (`--max-document-size`). Default: 64 MiB.
-    public var maxDocumentBytes: Int = 64 << 20
+    package var maxDocumentBytes: Int = 64 << 20
     /// Largest feed or sitemap, after decompression. These are written to a file and parsed from
     /// it as a stream, a few items in memory at a time, so their size costs disk, not memory.
     /// Default: nil (no limit: a feed of a million items is read).
-    public var maxStreamedDocumentBytes: Int64?
+    package var maxStreamedDocumentBytes: Int64?
     /// Redirect hops followed for one request. Default: 10.
-    public var maxRedirects: Int = 10
+    package var maxRedirects: Int = 10
     /// How transient failures are retried.
-    public var retry: RetryPolicy = RetryPolicy()
+    package var retry: RetryPolicy = RetryPolicy()
     /// `--rate`: requests per second over all hosts. Default: nil (no limit).
-    public var rate: Double?
+    package var rate: Double?
     /// `--connections-per-host`: connections to one host at most (through async-http-client,
     /// one request each; pipelined, up to `pipelineDepth` each). Default: 8.
     public var connectionsPerHost: Int = 8
     /// How HTTPS servers are checked. Default: the system's trust store, certificates checked.
-    public var tls: TLSOptions = TLSOptions()
+    package var tls: TLSOptions = TLSOptions()
     /// Which proxy each request goes through. Default: none (the CLI fills it from `--proxy`
     /// and the environment).
-    public var proxy: ProxyRoutes = ProxyRoutes()
+    package var proxy: ProxyRoutes = ProxyRoutes()
     /// Headers, cookies and credentials sent with requests, each only where it belongs.
     /// Default: none.
-    public var identity: RequestIdentity = RequestIdentity()
+    package var identity: RequestIdentity = RequestIdentity()
     /// `--speed-limit` and `--speed-time`: a transfer slower than `bytes` per second for
     /// `duration` fails `timeout`. Default: 1024 bytes/s for 30 s, as curl's options mean.
-    public var lowSpeed: LowSpeedLimit = LowSpeedLimit()
+    package var lowSpeed: LowSpeedLimit = LowSpeedLimit()
 
     /// Settings with every default above.
     public init() {}
 }
 
 /// Retries with exponential backoff and jitter on connection errors, timeouts, 5xx and 429.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Attempts per request, the first included. Default: 4.
-    public var maxAttempts: Int = 4
+    package var maxAttempts: Int = 4
     /// Delay before the first retry; doubled for each further one. Default: 500 ms.
-    public var baseDelay: Duration = .milliseconds(500)
+    package var baseDelay: Duration = .milliseconds(500)
     /// Upper bound of one backoff delay. Default: 10 s.
-    public var maxDelay: Duration = .seconds(10)
+    package var maxDelay: Duration = .seconds(10)
     /// Longest `Retry-After` honoured; a server asking for more fails the request
     /// (`http-429`/`http-503`) instead of stalling the run. Default: 10 minutes.
-    public var maxRetryAfter: Duration = .seconds(600)
+    package var maxRetryAfter: Duration = .seconds(600)
 
     /// A policy with the given limits.
     /// - Parameters:
@@ -71,7 +71,7 @@ public struct RetryPolicy: Sendable {
     ///   - baseDelay: Delay before the first retry, doubled for each further one. Default: 500 ms.
     ///   - maxDelay: Upper bound of one backoff delay. Default: 10 s.
     ///   - maxRetryAfter: Longest `Retry-After` honoured. Default: 10 minutes.
-    public init(
+    package init(
         maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(10),
         maxRetryAfter: Duration = .seconds(600)
     ) {

@@ -1,18 +1,18 @@
 import MirrorCore
 
 /// A page, feed, listing or robots.txt, read whole (bounded) into memory.
-public struct FetchedDocument: Sendable, Equatable {
+package struct FetchedDocument: Sendable, Equatable {
     /// The URL the body finally came from (after redirects); relative URLs resolve against it.
-    public var url: CanonicalURL
+    package var url: CanonicalURL
     /// The media type of `Content-Type`, lower-cased, without parameters.
-    public var mediaType: String?
+    package var mediaType: String?
     /// The `charset` parameter of `Content-Type`, if any.
-    public var charset: String?
+    package var charset: String?
     /// The body, decoded from its transfer coding.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// A document from `url` with this body and `Content-Type`'s parts.
-    public init(url: CanonicalURL, mediaType: String?, charset: String?, bytes: [UInt8]) {
+    package init(url: CanonicalURL, mediaType: String?, charset: String?, bytes: [UInt8]) {
         self.url = url
         self.mediaType = mediaType
         self.charset = charset

@@ -4,20 +4,20 @@ import Foundation
 ///
 /// Written by hand: the format is a handful of whitespace-separated tokens
 /// (`machine`, `default`, `login`, `password`, `account`, `macdef`), and no Swift package reads it.
-public struct NetrcLogin: Sendable, Equatable {
+package struct NetrcLogin: Sendable, Equatable {
     /// The user name.
-    public var login: String
+    package var login: String
     /// The password: sent as HTTP Basic to its host only, never written anywhere.
-    public var password: String
+    package var password: String
 
     /// A login `login` with `password`.
-    public init(login: String, password: String) {
+    package init(login: String, password: String) {
         self.login = login
         self.password = password
     }
 
     /// The netrc file `--netrc` reads: `$NETRC`, else `~/.netrc`.
-    public static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         if let path = environment["NETRC"], !path.isEmpty { return path }
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.netrc"
@@ -25,7 +25,7 @@ public struct NetrcLogin: Sendable, Equatable {
 
     /// The login for `host` in the netrc file at `path` (its `machine` entry, else `default`),
     /// or nil when it has none. Throws a one-line error naming the file when it cannot be read.
-    public static func read(file path: String, host: String) throws(RequestIdentity.Error) -> NetrcLogin? {
+    package static func read(file path: String, host: String) throws(RequestIdentity.Error) -> NetrcLogin? {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RequestIdentity.Error("--netrc: \(path) cannot be read (set NETRC or create ~/.netrc)")
         }
@@ -33,7 +33,7 @@ public struct NetrcLogin: Sendable, Equatable {
     }
 
     /// The login for `host` in netrc `text`.
-    public static func parse(_ text: String, host: String) -> NetrcLogin? {
+    package static func parse(_ text: String, host: String) -> NetrcLogin? {
         let host = host.lowercased()
         var matched: NetrcLogin?
         var fallback: NetrcLogin?

@@ -6,7 +6,7 @@ import MirrorCore
 /// or `socks5://host[:port]`.
 public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// How the proxy is spoken to.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// An HTTP proxy, spoken to with CONNECT.
         case http
         /// A SOCKS5 proxy (no credentials).
@@ -14,15 +14,15 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How the proxy is spoken to. Default from the URL's scheme: `http`.
-    public var kind: Kind
+    package var kind: Kind
     /// The proxy's host name or address, lower-cased.
-    public var host: String
+    package var host: String
     /// The proxy's port. Default: 1080, as curl.
-    public var port: Int
+    package var port: Int
     /// The user name from the URL, if any (sent as `Proxy-Authorization: Basic`).
-    public var username: String?
+    package var username: String?
     /// The password from the URL; used for this run's requests only, never saved.
-    public var password: String?
+    package var password: String?
 
     /// Parses a proxy URL as curl does: a missing scheme means `http://`, a missing port 1080.
     /// Nil when `text` names no usable proxy.
@@ -77,7 +77,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when the URL carried credentials.
-    public var hasCredentials: Bool { username != nil || password != nil }
+    package var hasCredentials: Bool { username != nil || password != nil }
 
     /// The URL without its credentials, fit for settings and messages.
     public var description: String { "\(kind.rawValue)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
@@ -85,17 +85,17 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
 
 /// Which proxy each request goes through: `--proxy`, else `https_proxy`/`http_proxy`/
 /// `all_proxy` from the environment, with `no_proxy` hosts reached directly.
-public struct ProxyRoutes: Sendable, Equatable {
+package struct ProxyRoutes: Sendable, Equatable {
     /// The proxy for `http://` URLs. Default: none.
-    public var http: ProxyServer?
+    package var http: ProxyServer?
     /// The proxy for `https://` URLs. Default: none.
-    public var https: ProxyServer?
+    package var https: ProxyServer?
     /// `no_proxy` entries: `*` (every host), a host name (itself and its subdomains, a leading
     /// dot allowed) or an IP address. Default: none.
-    public var noProxy: [String] = []
+    package var noProxy: [String] = []
 
     /// Routes through `http` and `https` (default: none), skipping the `noProxy` hosts.
-    public init(http: ProxyServer? = nil, https: ProxyServer? = nil, noProxy: [String] = []) {
+    package init(http: ProxyServer? = nil, https: ProxyServer? = nil, noProxy: [String] = []) {
         self.http = http
         self.https = https
         self.noProxy = noProxy
@@ -107,7 +107,7 @@ public struct ProxyRoutes: Sendable, Equatable {
     /// `--proxy` wins over `http_proxy`, `https_proxy` and `all_proxy`; `no_proxy` applies
     /// either way.
     /// - Throws: ``Error`` naming the option or variable whose value is not a proxy URL.
-    public static func resolve(option: String?, environment: [String: String]) throws(ProxyRoutes.Error) -> ProxyRoutes {
+    package static func resolve(option: String?, environment: [String: String]) throws(ProxyRoutes.Error) -> ProxyRoutes {
         func variable(_ name: String) -> String? {
             for key in [name, name.uppercased()] {
                 if let value = environment[key]?.trimmingSpaces, !value.isEmpty { return value }
@@ -160,10 +160,10 @@ public struct ProxyRoutes: Sendable, Equatable {
     }
 
     /// A proxy setting that cannot be used (exit 2), in one line naming it.
-    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+    package struct Error: Swift.Error, Sendable, CustomStringConvertible {
         /// What is wrong and with which setting, in one line.
-        public let message: String
+        package let message: String
         init(_ message: String) { self.message = message }
-        public var description: String { message }
+        package var description: String { message }
     }
 }

@@ -4,12 +4,12 @@ import MirrorCore
 /// One request header from `--header "Name: value"` or a line of `--header @FILE`.
 public struct HeaderField: Sendable, Equatable {
     /// The header's name, as given.
-    public var name: String
+    package var name: String
     /// The header's value, spaces trimmed.
-    public var value: String
+    package var value: String
 
     /// A header `name: value`.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -27,7 +27,7 @@ public struct HeaderField: Sendable, Equatable {
     /// True for a header that carries a credential (`Authorization`, `Cookie`,
     /// `Proxy-Authorization`, or a name that says token, key, secret, session or password):
     /// it goes to the source's host only and is never saved inline.
-    public var isCredential: Bool {
+    package var isCredential: Bool {
         let lower = name.lowercased()
         if ["authorization", "cookie", "proxy-authorization"].contains(lower) { return true }
         return ["token", "key", "secret", "session", "password", "auth"].contains { lower.contains($0) }
@@ -35,7 +35,7 @@ public struct HeaderField: Sendable, Equatable {
 
     /// The headers of a `--header @FILE` file, one a line; blank lines and lines starting with
     /// `#` are skipped. Throws a one-line error naming the file and the line.
-    public static func read(file path: String) throws(RequestIdentity.Error) -> [HeaderField] {
+    package static func read(file path: String) throws(RequestIdentity.Error) -> [HeaderField] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RequestIdentity.Error("--header @\(path) cannot be read (check the path and its permissions)")
         }
@@ -56,21 +56,21 @@ public struct HeaderField: Sendable, Equatable {
 
 /// What requests carry besides the crawler's own headers: `--header` fields, cookies of
 /// `--cookies`, and `--netrc` credentials, each sent only where it belongs.
-public struct RequestIdentity: Sendable {
+package struct RequestIdentity: Sendable {
     /// The host that credential headers and `--netrc` credentials belong to (the source's
     /// host, lower-cased); they are never sent to any other host, redirects included.
     /// Default: nil (credentials go nowhere).
-    public var credentialHost: String?
+    package var credentialHost: String?
     /// Headers given with `--header`. Default: none.
-    public var headers: [HeaderField] = []
+    package var headers: [HeaderField] = []
     /// Cookies read from `--cookies`. Default: none.
-    public var cookies: CookieJar = CookieJar()
+    package var cookies: CookieJar = CookieJar()
     /// `--netrc` login for `credentialHost`, sent as HTTP Basic. Default: nil.
-    public var login: NetrcLogin?
+    package var login: NetrcLogin?
 
     /// An identity sending `headers`, `cookies` and `login` (default: none of them), with
     /// credentials for `credentialHost` only.
-    public init(
+    package init(
         credentialHost: String? = nil, headers: [HeaderField] = [], cookies: CookieJar = CookieJar(), login: NetrcLogin? = nil
     ) {
         self.credentialHost = credentialHost?.lowercased()
@@ -104,10 +104,10 @@ public struct RequestIdentity: Sendable {
 
     /// A `--header`, `--cookies` or `--netrc` input that cannot be used (exit 2), in one line
     /// naming it.
-    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+    package struct Error: Swift.Error, Sendable, CustomStringConvertible {
         /// What is wrong and with which input, in one line.
-        public let message: String
+        package let message: String
         package init(_ message: String) { self.message = message }
-        public var description: String { message }
+        package var description: String { message }
     }
 }

@@ -2,16 +2,16 @@ import Foundation
 import NIOSSL
 
 /// How HTTPS servers are checked (`--ca-certificate`, `--no-check-certificate`).
-public struct TLSOptions: Sendable, Equatable {
+package struct TLSOptions: Sendable, Equatable {
     /// A PEM file of certificates trusted in addition to the system's trust store.
     /// Default: nil (the system's store only).
-    public var caCertificateFile: String?
+    package var caCertificateFile: String?
     /// False with `--no-check-certificate`: any certificate is accepted (the CLI warns on every
     /// run). Default: true.
-    public var checkCertificates: Bool = true
+    package var checkCertificates: Bool = true
 
     /// Options with `caCertificateFile` (default none) and `checkCertificates` (default true).
-    public init(caCertificateFile: String? = nil, checkCertificates: Bool = true) {
+    package init(caCertificateFile: String? = nil, checkCertificates: Bool = true) {
         self.caCertificateFile = caCertificateFile
         self.checkCertificates = checkCertificates
     }
@@ -41,10 +41,10 @@ public struct TLSOptions: Sendable, Equatable {
     }
 
     /// A TLS option that cannot be used, in one line naming the file.
-    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+    package struct Error: Swift.Error, Sendable, CustomStringConvertible {
         /// What is wrong and with which file, in one line.
-        public let message: String
+        package let message: String
         init(_ message: String) { self.message = message }
-        public var description: String { message }
+        package var description: String { message }
     }
 }

@@ -1,7 +1,7 @@
 /// Extracts image references from RSS 0.9x/1.0/2.0 and Atom 0.3/1.0 feeds (with Media RSS)
 /// and image sitemaps, parsed with libxml2's XML parser: no network, no DTD loading, no entity
 /// substitution. See `FeedItemReader` for which references are renditions of one photo.
-public enum FeedScanner {
+package enum FeedScanner {
     static let atom = "http://www.w3.org/2005/Atom"
     static let atom03 = "http://purl.org/atom/ns#"
     static let contentModule = "http://purl.org/rss/1.0/modules/content/"
@@ -36,25 +36,25 @@ public enum FeedScanner {
     ]
 
     /// The kinds of XML feed understood.
-    public enum Kind: String, Sendable { case rss, atom, sitemap }
+    package enum Kind: String, Sendable { case rss, atom, sitemap }
 
     /// The images a feed lists, in document order.
-    public struct Scan: Sendable, Equatable {
+    package struct Scan: Sendable, Equatable {
         /// RSS (any version), Atom (any version) or a sitemap.
-        public var kind: Kind
+        package var kind: Kind
         /// Every reference, photos numbered across the document.
-        public var images: [ImageReference]
+        package var images: [ImageReference]
         /// For a sitemap index: the sitemaps it lists.
-        public var sitemaps: [String] = []
+        package var sitemaps: [String] = []
         /// What was odd but did not stop the reading (entity declarations, recovered
         /// ill-formedness), one line each, naming the feed. Default: none.
-        public var warnings: [String] = []
+        package var warnings: [String] = []
     }
 
     /// Parses `bytes` (fetched from `url`; `charset` is the HTTP header's `charset` parameter,
     /// default nil). Throws when the document is empty, not XML, or XML but not RSS, Atom or a
     /// sitemap (an HTML error page, say); entity declarations and recoverable errors are warnings.
-    public static func scan(_ bytes: [UInt8], url: String, charset: String? = nil) throws(MarkupError) -> Scan {
+    package static func scan(_ bytes: [UInt8], url: String, charset: String? = nil) throws(MarkupError) -> Scan {
         let parser = FeedStreamParser(url: url, charset: charset)
         let fed = bytes.withUnsafeBytes { raw in Result { () throws(MarkupError) in try parser.feed(raw) } }
         var images = try fed.get()

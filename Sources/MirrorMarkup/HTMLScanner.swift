@@ -4,7 +4,7 @@ import Foundation
 /// Reads an HTML page with libxml2's recovering HTML parser (network off) into what the crawler
 /// needs: every image a visitor sees, grouped into photos with their renditions; the links to
 /// follow; the feeds the page advertises; and the page's title.
-public enum HTMLScanner {
+package enum HTMLScanner {
     /// File extensions that make a URL an image URL.
     static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "webp", "avif", "svg"]
     /// Lazy-loading attributes that carry the image an `<img>` shows (read before `src`).
@@ -28,7 +28,7 @@ public enum HTMLScanner {
     /// a page, so no photo there is the one a page is about (`PageReading.readsOwnPage`).
     /// Default: false.
     /// - Throws: ``MarkupError`` only when libxml2 cannot set up a parser for the page.
-    public static func scan(
+    package static func scan(
         _ bytes: [UInt8], url: String, encoding: String? = nil, isFragment: Bool = false
     ) throws(MarkupError) -> PageScan {
         let knownEncoding = encoding.flatMap { name in xmlFindCharEncodingHandler(name) != nil ? name : nil }

@@ -2,54 +2,54 @@ import MirrorCore
 
 /// One image reference as a document states it: the raw, unresolved URL plus the catalog text
 /// that came with it. Plain Swift, so nothing outside `Markup/` sees libxml2.
-public struct ImageReference: Sendable, Equatable {
+package struct ImageReference: Sendable, Equatable {
     /// Where a title came from; a better source wins when one key is listed several times.
-    public enum TitleSource: Int, Sendable, Comparable {
+    package enum TitleSource: Int, Sendable, Comparable {
         case attribute = 1  // alt or title attribute, link text
         case caption = 2  // figcaption
         case catalog = 3  // feed item title, listing name
 
-        public static func < (lhs: TitleSource, rhs: TitleSource) -> Bool { lhs.rawValue < rhs.rawValue }
+        package static func < (lhs: TitleSource, rhs: TitleSource) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
     /// The URL exactly as written (attribute value, srcset candidate, listing field), or as a
     /// reader resolved it. Changing it forgets `resolvedKey`.
-    public var url: String {
+    package var url: String {
         didSet { cachedKey = ResolvedKey() }
     }
     /// The human title, if the document gave one.
-    public var title: String?
+    package var title: String?
     /// How trustworthy `title` is.
-    public var titleSource: TitleSource
+    package var titleSource: TitleSource
     /// Other catalog fields (caption, description, price, ...), by name.
-    public var metadata: [String: String]
+    package var metadata: [String: String]
     /// A length the document declares (RSS `enclosure@length`, a listing's size), in bytes.
-    public var declaredLength: Int64?
+    package var declaredLength: Int64?
     /// A media type the document declares (`enclosure@type`, `link@type`).
-    public var declaredType: String?
+    package var declaredType: String?
     /// Which photo of its document this reference shows. References of one document with the
     /// same number are renditions of one photo (the candidates of a `srcset`, an image and the
     /// image its link points to, a feed item's thumbnail and content...). Numbers are assigned
     /// by the reader and mean nothing across documents. Default: nil, a photo of its own.
-    public var photo: Int?
+    package var photo: Int?
     /// How large this rendition is, as far as the document tells; ranks the renditions of one
     /// photo. Default: a display-size rendition of unknown dimensions.
-    public var size: RenditionSize
+    package var size: RenditionSize
     /// Set when the page marks the image as decoration (an `<img>` whose class says spinner,
     /// icon, logo, emoji, arrow...): such a key is rejected as `decoration` unless another
     /// sighting shows it as a photo.
-    public var isDecoration = false
+    package var isDecoration = false
     /// Set on the photos of a JSON data file a page loads (fgallery's `data.json`, a linked
     /// listing), which count as found on that page: they are the catalog, never decoration,
     /// however many pages load the file.
-    public var isFromDataFile = false
+    package var isFromDataFile = false
     /// Set when the document only suggests that the URL is an image: a link's target, an
     /// image-URL `data-*` value, `og:image`, a style's `url(...)`, a string in a script or in an
     /// API's JSON. Such a key is decided by what its server answers (an image is a key, an HTML
     /// page is read as a page, anything else is rejected `unconfirmed`), never by its name, and
     /// its failure fails nothing. Clear (the default) for what a document shows as an image:
     /// `img`, `srcset`, `<picture>`, a feed's enclosures and media, a listing's image fields.
-    public var isGuess = false
+    package var isGuess = false
     /// The key a reader already made of `url` (a feed reader resolves each URL against its
     /// `xml:base`), so the crawler does not parse the same URL a second time. Not part of the
     /// reference's value: two references that differ only here are equal.
@@ -91,7 +91,7 @@ public struct ImageReference: Sendable, Equatable {
 
     /// A reference to `url` as written; every other field defaults to "the document did not say"
     /// (no title, no metadata, no declared length or type, no photo, a display-size rendition).
-    public init(
+    package init(
         url: String, title: String? = nil, titleSource: TitleSource = .attribute, metadata: [String: String] = [:],
         declaredLength: Int64? = nil, declaredType: String? = nil, photo: Int? = nil, size: RenditionSize = .init()
     ) {
@@ -113,9 +113,9 @@ public struct ImageReference: Sendable, Equatable {
 /// then by pixel width (a `srcset` `w` descriptor, `width` attributes, `media:content@width`),
 /// then by pixel density (`2x`). Unknown dimensions compare equal, so the caller breaks ties
 /// (by downloaded size, then by key).
-public struct RenditionSize: Sendable, Equatable, Comparable {
+package struct RenditionSize: Sendable, Equatable, Comparable {
     /// The part a rendition plays, as its markup shows it.
-    public enum Role: Int, Sendable, Comparable {
+    package enum Role: Int, Sendable, Comparable {
         /// A small preview: `media:thumbnail`, a JSON `thumb` field, `data-thumb`, an image that
         /// links to a larger one.
         case thumbnail = 0
@@ -130,27 +130,27 @@ public struct RenditionSize: Sendable, Equatable, Comparable {
         /// `data-big`).
         case original = 3
 
-        public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
+        package static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
     /// The part the rendition plays. Default: `.display`.
-    public var role: Role
+    package var role: Role
     /// Width in pixels, when the document gives it.
-    public var width: Int?
+    package var width: Int?
     /// Height in pixels, when the document gives it.
-    public var height: Int?
+    package var height: Int?
     /// Pixel density (`srcset` `x` descriptor), when the document gives it.
-    public var density: Double?
+    package var density: Double?
 
     /// A size with what the document gives; unknown dimensions stay nil.
-    public init(role: Role = .display, width: Int? = nil, height: Int? = nil, density: Double? = nil) {
+    package init(role: Role = .display, width: Int? = nil, height: Int? = nil, density: Double? = nil) {
         self.role = role
         self.width = width
         self.height = height
         self.density = density
     }
 
-    public static func < (lhs: RenditionSize, rhs: RenditionSize) -> Bool {
+    package static func < (lhs: RenditionSize, rhs: RenditionSize) -> Bool {
         if lhs.role != rhs.role { return lhs.role < rhs.role }
         if let left = lhs.width, let right = rhs.width, left != right { return left < right }
         if let left = lhs.density, let right = rhs.density, left != right { return left < right }

@@ -4,19 +4,19 @@ import Foundation
 /// other JSON (a gallery's listing, fgallery's `data.json`, an API answer) by
 /// `ImageValueWalker`'s: every string that is an image URL, the image fields of one object
 /// being renditions of one photo, its other fields the photo's title and metadata.
-public enum JSONReader {
+package enum JSONReader {
     /// Nesting accepted (deeper documents are refused before decoding).
     static let maxNesting = 256
 
     /// Why a document could not be read as JSON.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What went wrong, in one line.
-        public let description: String
+        package let description: String
     }
 
     /// The references of a JSON document, photos numbered from 0 in document order. Throws
     /// when `bytes` is not JSON; JSON without images gives none.
-    public static func read(_ bytes: [UInt8]) throws(Failure) -> [ImageReference] {
+    package static func read(_ bytes: [UInt8]) throws(Failure) -> [ImageReference] {
         var next = 0
         let value = try decode(bytes)
         return photos(in: value, strict: isAPIDocument(value)).references(numberingFrom: &next)

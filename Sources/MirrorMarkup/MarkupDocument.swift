@@ -2,21 +2,21 @@ import CLibXML
 import MirrorCore
 
 /// The markup readers' stage of `StageError`.
-public enum MarkupStage: ErrorStage {}
+package enum MarkupStage: ErrorStage {}
 
 /// Why a document could not be parsed: what kind of failure (`code`) and one line saying it
 /// (libxml2's own message when it gave one).
-public typealias MarkupError = StageError<MarkupStage>
+package typealias MarkupError = StageError<MarkupStage>
 
 extension StageError.Code where Stage == MarkupStage {
     /// libxml2 could not allocate its parser.
-    public static var resources: Self { Self("resources") }
+    package static var resources: Self { Self("resources") }
     /// The bytes are not a document of the kind read: empty, no root element, not XML, not
     /// parseable as HTML.
-    public static var notADocument: Self { Self("not-a-document") }
+    package static var notADocument: Self { Self("not-a-document") }
     /// A well-formed document whose root is not RSS, Atom or a sitemap, where a feed was
     /// expected.
-    public static var notAFeed: Self { Self("not-a-feed") }
+    package static var notAFeed: Self { Self("not-a-feed") }
 }
 
 /// A parsed libxml2 HTML tree, for the small HTML a feed item's description carries (pages are

@@ -9,21 +9,21 @@
 ///
 /// Written by hand because no Swift package parses srcset, and a plain split on commas breaks
 /// URLs that contain commas (`image,v2.png 2x`), which the Standard allows.
-public enum Srcset {
+package enum Srcset {
     /// One image candidate: the URL as written and what its descriptors declare.
-    public struct Candidate: Equatable, Sendable {
+    package struct Candidate: Equatable, Sendable {
         /// The URL exactly as written (not resolved).
-        public var url: String
+        package var url: String
         /// The `w` descriptor: the image's width in pixels. Default: nil.
-        public var width: Int?
+        package var width: Int?
         /// The `x` descriptor: the pixel density; 1 when the candidate has no descriptor at all,
         /// as the Standard defaults it. Default: nil (a width was given instead).
-        public var density: Double?
+        package var density: Double?
         /// The `h` descriptor (reserved by the Standard for future use, valid only after a `w`).
-        public var height: Int?
+        package var height: Int?
 
         /// A candidate for `url` with the given descriptors (all nil by default).
-        public init(url: String, width: Int? = nil, density: Double? = nil, height: Int? = nil) {
+        package init(url: String, width: Int? = nil, density: Double? = nil, height: Int? = nil) {
             self.url = url
             self.width = width
             self.density = density
@@ -32,7 +32,7 @@ public enum Srcset {
     }
 
     /// The candidates of `value`, in order; invalid ones are left out.
-    public static func candidates(_ value: String) -> [Candidate] {
+    package static func candidates(_ value: String) -> [Candidate] {
         let input = Array(value.unicodeScalars)
         var position = 0
         var candidates: [Candidate] = []

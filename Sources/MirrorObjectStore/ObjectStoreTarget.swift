@@ -3,9 +3,9 @@ import Foundation
 /// `s3://BUCKET/PREFIX`: where a mirror is published.
 public struct ObjectStoreTarget: Sendable, Equatable, CustomStringConvertible {
     /// The bucket's name.
-    public var bucket: String
+    package var bucket: String
     /// The key prefix, without leading slash, ending in `/` unless empty (the bucket's root).
-    public var prefix: String
+    package var prefix: String
 
     /// Reads `s3://BUCKET` or `s3://BUCKET/PREFIX`; nil for anything else (another scheme, no
     /// bucket, a bucket name S3 refuses).

@@ -19,14 +19,14 @@ public struct RunChanges: Sendable, Equatable, Codable {
         /// Its file, relative to the mirror directory: the new file of an added or replaced
         /// image, the deleted file of a removed one. Absent only in a dry run's additions and
         /// replacements, which downloaded nothing.
-        public var path: String?
+        package var path: String?
         /// Its title, when the source gave one.
-        public var title: String?
+        package var title: String?
         /// The canonical URL of its album (the first page it was found on), when known.
-        public var album: String?
+        package var album: String?
 
         /// An entry for `key`; the other fields default to nil (unknown).
-        public init(key: String, path: String? = nil, title: String? = nil, album: String? = nil) {
+        package init(key: String, path: String? = nil, title: String? = nil, album: String? = nil) {
             self.key = key
             self.path = path
             self.title = title
@@ -64,7 +64,7 @@ public struct RunChanges: Sendable, Equatable, Codable {
     }
 
     /// How many entries `kind` has.
-    public func count(_ kind: Kind) -> Int {
+    package func count(_ kind: Kind) -> Int {
         switch (storage, kind) {
         case (.plan(_, let added, _, _), .added): added.count
         case (.plan(_, _, let replaced, _), .replaced): replaced.count
@@ -76,7 +76,7 @@ public struct RunChanges: Sendable, Equatable, Codable {
     }
 
     /// The entry at `index` (0-based, below `count(kind)`) of `kind`, made when asked for.
-    public func entry(_ kind: Kind, at index: Int) -> Entry {
+    package func entry(_ kind: Kind, at index: Int) -> Entry {
         switch storage {
         case .plan(let items, let added, let replaced, let removed):
             if kind == .removed { return removed[index] }
@@ -99,7 +99,7 @@ public struct RunChanges: Sendable, Equatable, Codable {
     }
 
     /// The keys of `kind`, in key order.
-    public func keys(_ kind: Kind) -> [String] {
+    package func keys(_ kind: Kind) -> [String] {
         switch storage {
         case .plan(_, let added, let replaced, let removed):
             switch kind {

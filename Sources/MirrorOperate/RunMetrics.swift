@@ -16,9 +16,9 @@ public struct RunMetrics: Sendable, Equatable {
     /// The program that ran: the labels of `catalog_mirror_build_info`.
     public struct Build: Sendable, Equatable {
         /// The version (`CatalogMirrorVersion.current`).
-        public var version: String
+        package var version: String
         /// The git revision it was built from.
-        public var revision: String
+        package var revision: String
 
         /// A build of `version` from `revision`.
         public init(version: String, revision: String) {
@@ -28,32 +28,32 @@ public struct RunMetrics: Sendable, Equatable {
     }
 
     /// The mirror directory's absolute path: the `mirror` label.
-    public var mirror: String
+    package var mirror: String
     /// End of this run, Unix seconds (whole, as the report writes `finishedAt`).
-    public var lastRun: Int64
+    package var lastRun: Int64
     /// End of the last run that finished, Unix seconds; nil until one has.
-    public var lastSuccess: Int64?
+    package var lastSuccess: Int64?
     /// This run's wall time, seconds.
-    public var duration: Double
+    package var duration: Double
     /// This run's exit status.
-    public var exitStatus: Int32
+    package var exitStatus: Int32
     /// The report's counts by `state`: published, added, replaced, unchanged, removed.
-    public var images: [String: Int]
+    package var images: [String: Int]
     /// Keys rejected this run, by reason.
-    public var rejected: [String: Int]
+    package var rejected: [String: Int]
     /// Items failed this run, by reason.
-    public var failed: [String: Int]
+    package var failed: [String: Int]
     /// Body bytes of images received this run.
-    public var downloadedBytes: Int64
+    package var downloadedBytes: Int64
     /// Pages and feeds (or listings) read, by `kind`: page, feed.
-    public var documents: [String: Int]
+    package var documents: [String: Int]
     /// The program that ran.
-    public var build: Build
+    package var build: Build
 
     /// The metrics of the run `report` describes, for `build`; `previous` is the text of the
     /// metrics file this run replaces (nil when there is none), which a run that did not finish
     /// takes its last success from.
-    public init(report: RunReport, build: Build, previous: String?) {
+    package init(report: RunReport, build: Build, previous: String?) {
         let mirror = URL(fileURLWithPath: report.output).standardizedFileURL.path
         let end = Int64(report.finishedAt.timeIntervalSince1970.rounded(.down))
         let finished =
@@ -78,7 +78,7 @@ public struct RunMetrics: Sendable, Equatable {
     /// The file's text: each metric's `# HELP` and `# TYPE gauge` lines, then its samples
     /// (labels sorted by value); a metric with no sample (no rejection this run, no success
     /// yet) is left out whole.
-    public var text: String {
+    package var text: String {
         var out = ""
         func family(_ name: String, _ help: String, _ samples: [(labels: [(String, String)], value: String)]) {
             guard !samples.isEmpty else { return }
@@ -125,7 +125,7 @@ public struct RunMetrics: Sendable, Equatable {
 
     /// The last success that a metrics file's `text` gives for `mirror`: nil when it gives none
     /// (or names another mirror, or is not a file this type wrote).
-    public static func lastSuccess(in text: String, mirror: String) -> Int64? {
+    package static func lastSuccess(in text: String, mirror: String) -> Int64? {
         let prefix = "catalog_mirror_last_success_timestamp_seconds{mirror=\"\(escaped(mirror))\"} "
         for line in text.split(separator: "\n") where line.hasPrefix(prefix) {
             let value = line.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)

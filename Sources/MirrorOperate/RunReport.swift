@@ -4,82 +4,82 @@ import MirrorCore
 /// The summary of one sync: what `--report FILE` writes and what the exit status comes from.
 public struct RunReport: Codable, Sendable, Equatable {
     /// The source URL, canonical.
-    public var source: String
+    package var source: String
     /// The mirror directory's absolute path.
-    public var output: String
+    package var output: String
     /// When the run started (whole seconds, as the manifest writes times).
-    public var startedAt: Date
+    package var startedAt: Date
     /// When the run ended (whole seconds).
-    public var finishedAt: Date
+    package var finishedAt: Date
     /// Wall-clock length of the run, in seconds (not truncated).
-    public var durationSeconds: Double
+    package var durationSeconds: Double
     /// 0 all good; 1 some accepted keys failed (or a page could not be read); 2, 3, 4, 75 and
     /// 130 for runs that stopped (see `MirrorError`).
     public var exitStatus: Int32
     /// True for `--dry-run`: the counts below say what a real run would do.
-    public var dryRun: Bool = false
+    package var dryRun: Bool = false
     /// Keys published for the first time.
-    public var added: Int = 0
+    package var added: Int = 0
     /// Keys whose bytes changed.
-    public var replaced: Int = 0
+    package var replaced: Int = 0
     /// Keys confirmed unchanged (304 or identical bytes).
-    public var unchanged: Int = 0
+    package var unchanged: Int = 0
     /// Items of the previous manifest deleted (or, stopped by the guard, that would have been).
-    public var removed: Int = 0
+    package var removed: Int = 0
     /// Items of the previous manifest that failed this run and were kept as they were.
-    public var kept: Int = 0
+    package var kept: Int = 0
     /// The images this run added, replaced and removed, with their files (with `--dry-run`:
     /// what a real run would); nil for a run that stopped before its plan was made.
     public var changes: RunChanges?
     /// Seconds from the start of the run to the end of each phase: `crawl` (pages, feeds and
     /// sitemaps read), `fetch` (every download settled; overlaps the crawl), `publish`.
-    public var phases: [String: Double] = [:]
+    package var phases: [String: Double] = [:]
     /// The process's peak resident memory over the run, in bytes (`VmHWM`): what to size a
     /// container's or a unit's memory limit by. Nil where it cannot be read (not Linux).
     public var peakMemoryBytes: Int?
     /// HTML pages read.
-    public var pages: Int
+    package var pages: Int
     /// Feeds, listings and sitemaps read.
-    public var feeds: Int
+    package var feeds: Int
     /// Distinct keys seen.
-    public var keys: Int
+    package var keys: Int
     /// Items in the manifest: files, each a rendition of a photo.
-    public var published: Int
+    package var published: Int
     /// Distinct photos published (each a group of renditions, counted once: the items with no
     /// `variantOf`); nil in a report written before photos were counted, or for a run that
     /// stopped before its plan was made.
-    public var photos: Int?
+    package var photos: Int?
     /// Pairs of images the pages proposed as renditions of one photo whose pixels matched
     /// (joined), and whose pixels did not (two photos); nil when none was proposed.
-    public var renditionPairs: RenditionPairs?
+    package var renditionPairs: RenditionPairs?
 
     /// What the pixels said of the pairs of images proposed as renditions of one photo.
-    public struct RenditionPairs: Codable, Sendable, Equatable {
+    package struct RenditionPairs: Codable, Sendable, Equatable {
         /// Pairs whose pixels matched: one photo.
-        public var matched: Int
+        package var matched: Int
         /// Pairs whose pixels did not: two photos, whatever the pages said.
-        public var differed: Int
+        package var differed: Int
         /// Pairs that could not be compared (an image failed, or is in a format the matcher
         /// does not read): joined as proposed.
-        public var unknown: Int
+        package var unknown: Int
 
         /// The counts of one run.
-        public init(matched: Int, differed: Int, unknown: Int) {
+        package init(matched: Int, differed: Int, unknown: Int) {
             (self.matched, self.differed, self.unknown) = (matched, differed, unknown)
         }
     }
     /// Image bodies received, checked and staged in this run (one the store already held
     /// byte for byte too: its copy is kept); 304s are not downloads.
-    public var downloaded: Int
+    package var downloaded: Int
     /// Repeated sightings of a key answered by the loader from that key's load, under way or
     /// still held in its memory (`ImageLoader.memoryHits`), without the store or the network.
-    public var memoryHits: Int
+    package var memoryHits: Int
     /// Keys whose stored file a 304 confirmed current (`DiskStorage.diskHits`).
-    public var diskHits: Int
+    package var diskHits: Int
     /// Bytes of image bodies received in this run.
-    public var bytesDownloaded: Int64
+    package var bytesDownloaded: Int64
     /// Policy rejections by reason.
-    public var rejected: [String: Int]
+    package var rejected: [String: Int]
     /// Failures of accepted keys by reason.
     public var failed: [String: Int]
     /// Lines worth a person's attention (failed pages and keys), at most 50.
@@ -88,7 +88,7 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// failed (`--publish`).
     public var error: String?
     /// What `--publish` sent to the bucket; nil without `--publish` or when it failed.
-    public var bucket: BucketUpload?
+    package var bucket: BucketUpload?
 
     package init(
         source: String, output: String, startedAt: Date, finishedAt: Date, durationSeconds: Double, exitStatus: Int32,
@@ -171,7 +171,7 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// Reads a report written by ``encoded()``.
     ///
     /// - Throws: A `DecodingError` when `data` is not such a report.
-    public static func decode(_ data: Data) throws -> RunReport { try JSONCoding.decode(RunReport.self, from: data) }
+    package static func decode(_ data: Data) throws -> RunReport { try JSONCoding.decode(RunReport.self, from: data) }
 
     private static func count(_ value: Int, _ noun: String) -> String {
         "\(value) \(noun)\(value == 1 ? "" : "s")"
@@ -181,7 +181,7 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// second-precision UTC RFC 3339 strings.
     ///
     /// - Throws: An `EncodingError` if a value cannot be encoded (not expected for a report).
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         var output = Data()
         try write { output.append(contentsOf: $0) }
         return output
@@ -193,7 +193,7 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// entries) whole.
     ///
     /// - Throws: An `EncodingError` if a value cannot be encoded, or what `sink` throws.
-    public func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var skeleton = self
         var lists: [JSONStream.List<LazyMapSequence<Range<Int>, RunChanges.Entry>>] = []
         if let changes {

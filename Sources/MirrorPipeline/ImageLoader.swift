@@ -19,9 +19,9 @@ import MirrorStore
 /// `.duplicate`, and the collector `join`s the key's load with it: that is where the run's
 /// memory hits come from. A join never starts a load: a key whose outcome was evicted, or that
 /// nobody reserved or loaded, answers nil and counts nothing.
-public actor ImageLoader {
+package actor ImageLoader {
     /// How a load ended.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The image is in the store (published, or staged for this run's publish step).
         case stored(StoredImage, from: Provenance)
         /// The key could not be mirrored, for this reason.
@@ -36,7 +36,7 @@ public actor ImageLoader {
     }
 
     /// Where a stored outcome came from.
-    public enum Provenance: String, Sendable, Equatable {
+    package enum Provenance: String, Sendable, Equatable {
         /// The stored copy, confirmed current (304, or identical bytes).
         case disk
         /// New bytes downloaded.
@@ -90,23 +90,23 @@ public actor ImageLoader {
     /// Running count of memory hits: `load`s and `join`s of a key that was reserved, loading
     /// or held completed here, each answered with that load's outcome and nothing asked of the
     /// store or the source. Published at most every 50 ms and when the stream ends.
-    public nonisolated let memoryHits: AsyncStream<Int>
+    package nonisolated let memoryHits: AsyncStream<Int>
     /// Running totals of downloads: image bodies received and checked (`Download.file`) that
     /// the store took (staged, or dropped for the stored file it is byte for byte), and their
     /// bytes; 304s, pages, probes, failures and bodies the store could not take are not
     /// downloads. Published at most every 50 ms and when the stream ends.
-    public nonisolated let downloads: AsyncStream<DownloadTotals>
+    package nonisolated let downloads: AsyncStream<DownloadTotals>
     private nonisolated let memoryHitsContinuation: AsyncStream<Int>.Continuation
     private var memoryHitCount = CountStream()
     private nonisolated let downloadsContinuation: AsyncStream<DownloadTotals>.Continuation
     private var downloadTotals = CountStream(DownloadTotals())
 
     /// How many downloads completed (new bytes checked and stored), and their bytes.
-    public struct DownloadTotals: Sendable, Equatable {
+    package struct DownloadTotals: Sendable, Equatable {
         /// Downloads completed.
-        public var count = 0
+        package var count = 0
         /// Their bytes.
-        public var bytes: Int64 = 0
+        package var bytes: Int64 = 0
     }
 
     private let storage: DiskStorage
@@ -131,7 +131,7 @@ public actor ImageLoader {
     ///     once; the memory answers repeated sightings close together, and each entry costs
     ///     memory per key).
     ///   - now: the clock for `firstSeen`/`lastChecked`. Default: the system clock.
-    public init(
+    package init(
         storage: DiskStorage, source: any ImageSource, capacity: Int = 512,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -154,7 +154,7 @@ public actor ImageLoader {
     /// `join` of one of them waits for its load whichever task reaches the loader first. A key
     /// already under way or held is left as it is. Every key reserved must then be loaded
     /// (`load` or `revalidate`): its joiners wait for that load.
-    public func reserve(_ keys: [CanonicalURL]) {
+    package func reserve(_ keys: [CanonicalURL]) {
         for key in keys where entries[key] == nil { entries[key] = .reserved(waiting: []) }
     }
 
@@ -162,13 +162,13 @@ public actor ImageLoader {
     /// each key, in the order given, the outcome of the load reserved or under way (waited
     /// for), or the outcome still held; nil, counting nothing, when the loader holds nothing
     /// for it (never asked for, or evicted). Each non-nil answer is a memory hit.
-    public func join(_ keys: [CanonicalURL]) async -> [Outcome?] {
+    package func join(_ keys: [CanonicalURL]) async -> [Outcome?] {
         for key in keys where entries[key] != nil { countMemoryHit() }
         return await outcomes(of: keys)
     }
 
     /// `join(_:)` of one key.
-    public func join(_ key: CanonicalURL) async -> Outcome? {
+    package func join(_ key: CanonicalURL) async -> Outcome? {
         await join([key])[0]
     }
 
@@ -195,7 +195,7 @@ public actor ImageLoader {
     ///
     /// The first caller does the work in its own task; cancelling it ends the load (the joined
     /// callers get the same, cancelled, outcome).
-    public func load(_ request: ImageRequest) async -> Outcome {
+    package func load(_ request: ImageRequest) async -> Outcome {
         switch entries[request.key] {
         case .completed, .loading:
             countMemoryHit()
@@ -233,7 +233,7 @@ public actor ImageLoader {
     /// turn records them all in flight, one records them all done; a key already in memory is
     /// answered from it as `load` would, and a key reserved is revalidated here. Returns each
     /// key's outcome, in no particular order.
-    public func revalidate(_ requests: [ImageRequest]) async -> [(key: CanonicalURL, outcome: Outcome)] {
+    package func revalidate(_ requests: [ImageRequest]) async -> [(key: CanonicalURL, outcome: Outcome)] {
         var fresh: [ImageRequest] = []
         var known: [ImageRequest] = []
         for request in requests {
@@ -388,7 +388,7 @@ public actor ImageLoader {
     }
 
     /// Ends the event streams; the run calls it when no more loads will come.
-    public func finishStreams() {
+    package func finishStreams() {
         memoryHitCount.finish()
         downloadTotals.finish()
     }

@@ -8,7 +8,7 @@ import NIOCore
 import NIOHTTP1
 
 /// What a source delivered.
-public enum Download: Sendable, Equatable {
+package enum Download: Sendable, Equatable {
     /// New bytes, checked, in a temporary file.
     case file(DownloadedFile)
     /// 304: the stored copy is current; the response's validators (or the request's).
@@ -22,7 +22,7 @@ public enum Download: Sendable, Equatable {
 
 /// Where image bytes come from. The HTTP implementation is `HTTPImageSource`; tests use fakes
 /// that count calls and can pause, to prove coalescing without timing.
-public protocol ImageSource: Sendable {
+package protocol ImageSource: Sendable {
     /// Downloads `request.key` into a new file inside the folder at path `directory`, checks
     /// it, and returns it; answers `.notModified` when a conditional request finds the stored
     /// copy current; or says why not. Never leaves a partial file behind. (A path, not a `URL`:
@@ -36,7 +36,7 @@ public protocol ImageSource: Sendable {
 
 extension ImageSource {
     /// Each request on its own, all at once.
-    public func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
+    package func revalidate(_ requests: [ImageRequest], into directory: String) async -> [Result<Download, FetchFailure>] {
         await withTaskGroup(of: (Int, Result<Download, FetchFailure>).self) { group in
             for (index, request) in requests.enumerated() {
                 group.addTask { (index, await download(request, into: directory)) }

@@ -30,7 +30,7 @@ public enum DeleteLimit: Sendable, Equatable, CustomStringConvertible, Codable {
     }
 
     /// Whether deleting `deletions` of `total` previous items stays within the limit.
-    public func allows(_ deletions: Int, of total: Int) -> Bool {
+    package func allows(_ deletions: Int, of total: Int) -> Bool {
         switch self {
         case .count(let value): deletions <= value
         case .percent(let value): deletions * 100 <= total * value

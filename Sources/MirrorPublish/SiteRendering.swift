@@ -7,11 +7,11 @@ import MirrorStore
 /// and contexts. It exists for the render benchmark (`Benchmarks/RenderPages`), which times
 /// rendering apart from the rest of a sync, and keeps the pages so two builds' output can be
 /// compared byte for byte.
-public enum SiteRendering {
+package enum SiteRendering {
     /// Every page of the site `manifest` makes with `template`, `itemsPerPage` photos to a
     /// page: its file name relative to the mirror's root, its HTML, and with `fingerprints` the
     /// hash of its inputs that decides whether a re-sync renders it again (`PageFingerprints`).
-    public static func pages(
+    package static func pages(
         of manifest: Manifest, template: SiteTemplate, itemsPerPage: Int, fingerprints: Bool = false
     ) async -> [(fileName: String, html: String, input: String?)] {
         let publisher = MirrorPublisher(

@@ -4,7 +4,7 @@ import Mustache
 
 /// The templates and assets of the generated site: `page.mustache` renders each page, and
 /// every other file (the `assets/` folder) is copied into the mirror as it is.
-public struct SiteTemplate: Sendable {
+package struct SiteTemplate: Sendable {
     /// The page template.
     let page: MustacheTemplate
     /// The page template's source text.
@@ -15,7 +15,7 @@ public struct SiteTemplate: Sendable {
     /// The default template compiled into the binary (from `site-template/`).
     ///
     /// - Throws: ``PublishError`` only if the embedded files are broken (a build problem).
-    public static func embedded() throws(PublishError) -> SiteTemplate {
+    package static func embedded() throws(PublishError) -> SiteTemplate {
         var files: [String: [UInt8]] = [:]
         // `embeddedFiles` is written at build time by the EmbedFolder plugin from `site-template/`.
         for (path, base64) in embeddedFiles { files[path] = Data(base64Encoded: base64).map { Array($0) } ?? [] }
@@ -26,7 +26,7 @@ public struct SiteTemplate: Sendable {
     ///
     /// - Throws: ``PublishError`` naming the directory or file when it cannot be read, has no
     ///   `page.mustache`, or the template does not parse.
-    public static func load(from directory: URL) throws(PublishError) -> SiteTemplate {
+    package static func load(from directory: URL) throws(PublishError) -> SiteTemplate {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
             throw PublishError(.template, "cannot read the template directory \(directory.path) (check the --template path)")

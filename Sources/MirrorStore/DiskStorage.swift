@@ -24,7 +24,7 @@ import MirrorEmbedded
 ///   what an interrupted run left is settled by `setUp`, and durability is batched.
 /// What is left here joins them: a lookup checks the file a row names, a 304 updates the row,
 /// a download gets a name, a place and a row.
-@ImageDatabase public final class DiskStorage {
+@ImageDatabase package final class DiskStorage {
     /// Where the mirror lives.
     package nonisolated let layout: MirrorLayout
     /// When true (`--dry-run`) nothing on disk is created, changed or removed.

@@ -8,13 +8,13 @@ import MirrorCore
 /// letters, digits and single hyphens, at most 48 characters; the hash comes from the key and
 /// the content, so a name never changes while the key's bytes stay the same, and never holds
 /// `/`, `..`, NUL or anything a shell or web server treats specially.
-public enum FileNamer {
+package enum FileNamer {
     /// Longest slug kept.
-    public static let maxSlugLength = 48
+    package static let maxSlugLength = 48
 
     /// The name for `key` holding bytes with digest `sha256` in `format`, with `hashLength` hex
     /// digits of hash (default 10; more when a shorter one collides).
-    public static func fileName(
+    package static func fileName(
         key: CanonicalURL, title: String?, sha256: String, format: ImageFormat, hashLength: Int = 10
     ) -> String {
         // Built in one buffer: joining strings and a hex string of the whole digest allocated
@@ -46,7 +46,7 @@ public enum FileNamer {
     }
 
     /// The readable part of a name.
-    public static func slug(title: String?, key: CanonicalURL) -> String {
+    package static func slug(title: String?, key: CanonicalURL) -> String {
         if let title, let fromTitle = slugify(title) { return fromTitle }
         let lastSegment = PercentEncoding.decode(String(key.path.split(separator: "/").last ?? ""))
         let withoutExtension = lastSegment.split(separator: ".").dropLast().joined(separator: ".")

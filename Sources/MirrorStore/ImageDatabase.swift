@@ -8,8 +8,8 @@ import MirrorCore
 /// (`Publication`) — serially, so no two tasks can pick the same name or see a half-updated index.
 /// What does not: downloading, hashing and writing image bytes (the loader's tasks do that into
 /// temporary files first), parsing, and rendering pages.
-@globalActor public actor ImageDatabase {
-    public static let shared = ImageDatabase()
+@globalActor package actor ImageDatabase {
+    package static let shared = ImageDatabase()
 
     /// Stores open in this process, by mirror directory: one run per directory at a time.
     @ImageDatabase private static var openStores: [String: DiskStorage] = [:]

@@ -11,30 +11,30 @@ public struct MirrorLayout: Sendable, Equatable {
     }
 
     /// `DIR/images`: published image files, each complete at every moment.
-    public var images: URL { root.appendingPathComponent("images", isDirectory: true) }
+    package var images: URL { root.appendingPathComponent("images", isDirectory: true) }
     /// `DIR/manifest.json`.
     public var manifest: URL { root.appendingPathComponent("manifest.json") }
     /// `DIR/.catalog-mirror`: the tool's own state.
-    public var state: URL { root.appendingPathComponent(".catalog-mirror", isDirectory: true) }
+    package var state: URL { root.appendingPathComponent(".catalog-mirror", isDirectory: true) }
     /// Partial downloads and files being written; emptied at the start of every run.
-    public var temporary: URL { state.appendingPathComponent("tmp", isDirectory: true) }
+    package var temporary: URL { state.appendingPathComponent("tmp", isDirectory: true) }
     /// Checked downloads of this run, waiting to be published into `images/`.
-    public var staged: URL { state.appendingPathComponent("staged", isDirectory: true) }
+    package var staged: URL { state.appendingPathComponent("staged", isDirectory: true) }
     /// The store's index and commit log (`StateDatabase`; SQLite, with its `-wal` and `-shm`
     /// files beside it).
-    public var database: URL { state.appendingPathComponent(StateDatabase.fileName) }
+    package var database: URL { state.appendingPathComponent(StateDatabase.fileName) }
     /// The commit log of versions before the database, read once when it is created.
-    public var legacyJournal: URL { state.appendingPathComponent("journal.jsonl") }
+    package var legacyJournal: URL { state.appendingPathComponent("journal.jsonl") }
     /// The lock file one sync holds while it runs.
-    public var lock: URL { state.appendingPathComponent("lock") }
+    package var lock: URL { state.appendingPathComponent("lock") }
     /// Stored copies of pages and feeds, for conditional requests.
-    public var documents: URL { state.appendingPathComponent("documents", isDirectory: true) }
+    package var documents: URL { state.appendingPathComponent("documents", isDirectory: true) }
     /// Saved settings of the mirror.
     public var settings: URL { state.appendingPathComponent("settings.json") }
 
     /// The URL of a manifest `path` (relative to the root), or nil when the path would leave the
     /// mirror (absolute, `..`, empty segments) — a hand-edited manifest cannot point elsewhere.
-    public func file(atRelativePath path: String) -> URL? {
+    package func file(atRelativePath path: String) -> URL? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !path.hasPrefix("/"), !segments.isEmpty,
             segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.utf8.contains(0) })

@@ -6,7 +6,7 @@ import MirrorCore
 /// column name through GRDB's record protocols.
 extension StoredImage: FetchableRecord, PersistableRecord {
     /// The columns of the `image` table, in the order `StateSchema` creates them.
-    public enum Columns: String, ColumnExpression, CaseIterable, Sendable {
+    package enum Columns: String, ColumnExpression, CaseIterable, Sendable {
         /// The key's canonical URL, the primary key.
         case key
         /// The file name inside `images/` (`StoredImage.fileName`).
@@ -40,13 +40,13 @@ extension StoredImage: FetchableRecord, PersistableRecord {
     }
 
     /// The index's table: `image`.
-    public static let databaseTableName = "image"
+    package static let databaseTableName = "image"
 
     /// The columns a request selects, by name.
-    public static var databaseSelection: [any SQLSelectable] { Columns.allCases }
+    package static var databaseSelection: [any SQLSelectable] { Columns.allCases }
 
     /// The image a row describes; throws for a row whose key no current code could have written.
-    public init(row: Row) throws {
+    package init(row: Row) throws {
         guard let image = Self(row: row, known: nil) else {
             throw StoreError(.database, "a row of the index has a key that is not a URL")
         }
@@ -89,7 +89,7 @@ extension StoredImage: FetchableRecord, PersistableRecord {
         + " VALUES (\(repeatElement("?", count: Columns.allCases.count).joined(separator: ", ")))"
 
     /// Writes every column of the row.
-    public func encode(to container: inout PersistenceContainer) {
+    package func encode(to container: inout PersistenceContainer) {
         for (column, value) in zip(Columns.allCases, columnValues) { container[column] = value }
     }
 }

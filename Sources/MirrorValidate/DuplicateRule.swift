@@ -3,16 +3,16 @@ import Synchronization
 
 /// Answers `.duplicate` for a key this run has already decided, so a key listed many times
 /// (the EmojiArt listing repeats every image three times) is validated and fetched once.
-public struct DuplicateRule: ValidationHandler {
+package struct DuplicateRule: ValidationHandler {
     /// The rest of the chain, asked about a key seen for the first time.
-    public let next: (any ValidationHandler)?
+    package let next: (any ValidationHandler)?
     private let seen = SeenKeys()
 
     /// A rule that has seen no key yet, in front of `next`.
-    public init(next: (any ValidationHandler)?) { self.next = next }
+    package init(next: (any ValidationHandler)?) { self.next = next }
 
     /// `.duplicate` when the key was seen before in this run; otherwise records it and asks `next`.
-    public func handle(_ candidate: Candidate) async -> Verdict {
+    package func handle(_ candidate: Candidate) async -> Verdict {
         guard seen.insert(candidate.key) else { return .duplicate }
         return await passOn(candidate)
     }

@@ -3,7 +3,7 @@ import MirrorCore
 /// The rules of one robots.txt for one user agent, per RFC 9309: the group naming our product
 /// token (case-insensitively) applies, else the `*` group; the longest matching rule wins, and
 /// `allow` wins a tie; `*` matches any run of characters and a final `$` anchors the end.
-public struct RobotsTxt: Sendable, Equatable {
+package struct RobotsTxt: Sendable, Equatable {
     struct Rule: Sendable, Equatable {
         var allow: Bool
         var pattern: String
@@ -11,19 +11,19 @@ public struct RobotsTxt: Sendable, Equatable {
 
     private let rules: [Rule]
     /// `Sitemap:` URLs, as written (they apply to every user agent).
-    public let sitemaps: [String]
+    package let sitemaps: [String]
     /// `Crawl-delay` of the group that applies to us: the pause between two requests to the host.
-    public let crawlDelay: Duration?
+    package let crawlDelay: Duration?
     /// True when robots.txt got no answer at all (refused, timed out, no such host): nothing is
     /// allowed, and the origin's keys fail (`network-error`) rather than being refused.
-    public var isUnreachable = false
+    package var isUnreachable = false
 
     /// A policy that allows everything (no robots.txt, or a 4xx answer).
-    public static let allowAll = RobotsTxt(rules: [], sitemaps: [], crawlDelay: nil)
+    package static let allowAll = RobotsTxt(rules: [], sitemaps: [], crawlDelay: nil)
     /// A policy that allows nothing (robots.txt unreachable or 5xx, RFC 9309 section 2.3.1.4).
-    public static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")], sitemaps: [], crawlDelay: nil)
+    package static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")], sitemaps: [], crawlDelay: nil)
     /// A policy for an origin that did not answer: allows nothing, and says why (`isUnreachable`).
-    public static let unreachable: RobotsTxt = {
+    package static let unreachable: RobotsTxt = {
         var policy = RobotsTxt.disallowAll
         policy.isUnreachable = true
         return policy
@@ -36,7 +36,7 @@ public struct RobotsTxt: Sendable, Equatable {
     }
 
     /// Parses `text` for the product token `userAgent` (e.g. `catalog-mirror`).
-    public init(parsing text: String, userAgent: String) {
+    package init(parsing text: String, userAgent: String) {
         let token = userAgent.lowercased()
         var specific: [Rule] = []
         var general: [Rule] = []
@@ -89,7 +89,7 @@ public struct RobotsTxt: Sendable, Equatable {
     }
 
     /// Whether `url` may be fetched.
-    public func allows(_ url: CanonicalURL) -> Bool {
+    package func allows(_ url: CanonicalURL) -> Bool {
         let target = url.pathAndQuery
         var best: (length: Int, allow: Bool)? = nil
         for rule in rules where Self.matches(rule.pattern, target) {

@@ -2,38 +2,38 @@
 public struct ValidationConfiguration: Sendable {
     /// The rules that may be ordered, each one handler. The duplicate rule is not among them:
     /// it is always asked first (`ValidationChain.make`).
-    public enum Rule: String, Sendable, CaseIterable {
+    package enum Rule: String, Sendable, CaseIterable {
         case scheme, scope, filters, declaredType, declaredSize, robots
     }
 
     /// The order the handlers after the duplicate rule are asked in, for a library user who
     /// wants another (`catalog-mirror` keeps the default). Default: scheme, scope, filters,
     /// declaredType, declaredSize, robots (cheap checks first; robots may fetch).
-    public var order: [Rule] = [.scheme, .scope, .filters, .declaredType, .declaredSize, .robots]
+    package var order: [Rule] = [.scheme, .scope, .filters, .declaredType, .declaredSize, .robots]
     /// Hosts in scope besides the source's (`--allow-host`). Default: none.
-    public var allowedHosts: [String] = []
+    package var allowedHosts: [String] = []
     /// `--include` globs. Default: none (everything included).
-    public var include: [String] = []
+    package var include: [String] = []
     /// `--exclude` globs. Default: none.
-    public var exclude: [String] = []
+    package var exclude: [String] = []
     /// `--max-size` in bytes. Default: nil (no limit).
-    public var maxSize: Int64?
+    package var maxSize: Int64?
     /// Whether robots.txt is honoured. Default: true.
-    public var honourRobots: Bool = true
+    package var honourRobots: Bool = true
 
     /// The defaults: every rule in the default order, no filters, no size limit, robots honoured.
     public init() {}
 }
 
 /// Builds the chain of validators from configuration; the client keeps only the first handler.
-public enum ValidationChain {
+package enum ValidationChain {
     /// Folds the configured rules from the back into one handler. Rules without work to do
     /// (no filters, no size limit, robots off) are left out.
     ///
     /// The duplicate rule is always the first handler: it is the one place a run decides that a
     /// key was seen before, so every key gets exactly one verdict, and the engine keeps one
     /// catalog entry per key on the strength of it.
-    public static func make(
+    package static func make(
         _ configuration: ValidationConfiguration, sourceHost: String, robots: RobotsCache?
     ) -> any ValidationHandler {
         var next: (any ValidationHandler)? = nil

@@ -8,13 +8,13 @@ import MirrorStore
 /// credentials and endpoint read from the environment (never saved: only `target` is).
 public struct BucketPublishing: Sendable {
     /// The bucket and prefix.
-    public var target: ObjectStoreTarget
+    package var target: ObjectStoreTarget
     /// The endpoint and credentials, resolved as the AWS tools resolve them.
     let endpoint: ObjectStoreEndpoint
     /// Uploads in flight. Default 16.
-    public var concurrency = 16
+    package var concurrency = 16
     /// Files larger than this go up in parts. Default 64 MiB.
-    public var multipartThreshold: Int64 = 64 << 20
+    package var multipartThreshold: Int64 = 64 << 20
 
     /// The publication to `target` with the credentials, region and endpoint of `environment`
     /// (`AWS_*`, the shared files); throws one line (exit 2) when there are no credentials or

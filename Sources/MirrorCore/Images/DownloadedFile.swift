@@ -1,24 +1,24 @@
 import Foundation
 
 /// A complete, checked download waiting in the state directory to be stored.
-public struct DownloadedFile: Sendable, Equatable {
+package struct DownloadedFile: Sendable, Equatable {
     /// The temporary file's path, inside `.catalog-mirror/`.
-    public var temporaryPath: String
+    package var temporaryPath: String
     /// Hex SHA-256 of the bytes.
-    public var sha256: String
+    package var sha256: String
     /// Number of bytes.
-    public var byteCount: Int64
+    package var byteCount: Int64
     /// The detected format.
-    public var format: ImageFormat
+    package var format: ImageFormat
     /// The `ETag` response header.
-    public var etag: String?
+    package var etag: String?
     /// The `Last-Modified` response header.
-    public var lastModified: String?
+    package var lastModified: String?
     /// The image's size in pixels, from its header; nil when the header does not say.
-    public var dimensions: ImageDimensions? = nil
+    package var dimensions: ImageDimensions? = nil
     /// What the file says about itself (EXIF, IPTC, XMP), read from its header blocks once it
     /// is complete; nil when it was not read.
-    public var embedded: EmbeddedMetadata? = nil
+    package var embedded: EmbeddedMetadata? = nil
 
     package init(
         temporaryPath: String, sha256: String, byteCount: Int64, format: ImageFormat, etag: String? = nil,

@@ -9,54 +9,54 @@ import Foundation
 /// text is trimmed, free of control characters and at most `longestText` characters; a value a
 /// file gives in a form that cannot be read (a date that is no date, a zero denominator, a
 /// position off the globe) is left out, not guessed.
-public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
+package struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
     /// When the photo was taken, ISO 8601 (`2008-01-22T03:28:22`), with its offset from UTC
     /// (`+01:00`) when the file gives one; nil when unknown.
-    public var taken: String?
+    package var taken: String?
     /// The camera: its model, preceded by its maker when the model does not name it
     /// (`Canon EOS 350D DIGITAL`, `NIKON CORPORATION NIKON D700`).
-    public var camera: String?
+    package var camera: String?
     /// The lens, as the file names it (`EF-S18-55mm f/3.5-5.6`).
-    public var lens: String?
+    package var lens: String?
     /// The exposure: focal length, aperture, exposure time, ISO; nil when none is known.
-    public var exposure: Exposure?
+    package var exposure: Exposure?
     /// Keywords (IPTC 2:25, XMP `dc:subject`), in the file's order, each once.
-    public var keywords: [String]?
+    package var keywords: [String]?
     /// Who made the photo (XMP `dc:creator`, IPTC By-line, EXIF Artist).
-    public var creator: String?
+    package var creator: String?
     /// The copyright notice (XMP `dc:rights`, IPTC CopyrightNotice, EXIF Copyright).
-    public var copyright: String?
+    package var copyright: String?
     /// Where the photo was taken (EXIF GPS, or XMP `exif:GPSLatitude`/`GPSLongitude`).
-    public var location: Location?
+    package var location: Location?
     /// The photo's title in the file (XMP `dc:title`, IPTC ObjectName): used only where the
     /// source gives the photo none.
-    public var title: String?
+    package var title: String?
     /// The photo's caption in the file (XMP `dc:description`, IPTC Caption-Abstract, EXIF
     /// ImageDescription): used only where the source gives none.
-    public var caption: String?
+    package var caption: String?
     /// True when the file has a position that was not kept (`--strip-location`): a later run
     /// without the option reads the file again to keep it.
-    public var locationWithheld: Bool?
+    package var locationWithheld: Bool?
     /// Why part of the file's metadata could not be read (damaged or hostile), in a few words;
     /// nil when all of it could. What could be read is kept all the same.
-    public var problem: String?
+    package var problem: String?
 
     /// No metadata at all.
-    public init() {}
+    package init() {}
 
     /// An exposure, each part nil when the file does not give it.
-    public struct Exposure: Sendable, Equatable, Hashable, Codable {
+    package struct Exposure: Sendable, Equatable, Hashable, Codable {
         /// Focal length in millimetres (`107`, `4.3`).
-        public var focalLength: Double?
+        package var focalLength: Double?
         /// Aperture as an f-number (`5.6` for f/5.6).
-        public var aperture: Double?
+        package var aperture: Double?
         /// Exposure time in seconds, as photographers write it: `1/80`, `0.3`, `2`.
-        public var exposureTime: String?
+        package var exposureTime: String?
         /// ISO speed (`400`).
-        public var iso: Int?
+        package var iso: Int?
 
         /// An exposure of the parts given.
-        public init(focalLength: Double? = nil, aperture: Double? = nil, exposureTime: String? = nil, iso: Int? = nil) {
+        package init(focalLength: Double? = nil, aperture: Double? = nil, exposureTime: String? = nil, iso: Int? = nil) {
             self.focalLength = focalLength
             self.aperture = aperture
             self.exposureTime = exposureTime
@@ -64,18 +64,18 @@ public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
         }
 
         /// True when no part is known.
-        public var isEmpty: Bool { focalLength == nil && aperture == nil && exposureTime == nil && iso == nil }
+        package var isEmpty: Bool { focalLength == nil && aperture == nil && exposureTime == nil && iso == nil }
     }
 
     /// A position in decimal degrees, north and east positive.
-    public struct Location: Sendable, Equatable, Hashable, Codable {
+    package struct Location: Sendable, Equatable, Hashable, Codable {
         /// -90...90.
-        public var latitude: Double
+        package var latitude: Double
         /// -180...180.
-        public var longitude: Double
+        package var longitude: Double
 
         /// A position, or nil when it is off the globe or not a number.
-        public init?(latitude: Double, longitude: Double) {
+        package init?(latitude: Double, longitude: Double) {
             guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
             // Seven decimals (about a centimetre): what a rational of degrees, minutes and
             // seconds gives beyond that is noise of the division, not of the position.
@@ -91,7 +91,7 @@ public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
     }
 
     /// True when the file said nothing this type keeps (a problem aside).
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         taken == nil && camera == nil && lens == nil && exposure == nil && keywords == nil && creator == nil
             && copyright == nil && location == nil && title == nil && caption == nil && locationWithheld != true
     }
@@ -186,7 +186,7 @@ public struct EmbeddedMetadata: Sendable, Equatable, Hashable, Codable {
     }
 
     /// The year the photo was taken (`2008`), for search.
-    public var year: String? {
+    package var year: String? {
         guard let taken, taken.utf8.count >= 4, taken.utf8.prefix(4).allSatisfy({ (0x30...0x39).contains($0) }) else {
             return nil
         }

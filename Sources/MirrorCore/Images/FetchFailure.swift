@@ -1,13 +1,13 @@
 /// Why a request did not produce a usable response: the manifest reason plus a detail line.
-public struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The manifest reason (`http-503`, `timeout`, `out-of-scope`, ...).
-    public var reason: RejectionReason
+    package var reason: RejectionReason
     /// What happened, for warnings and the report.
-    public var detail: String
+    package var detail: String
     /// The mirror's own disk failed (a download could not be written: full, read-only, out of
     /// quota), not the source: every other download would fail the same way, so the run stops
     /// (`ImageLoader.Outcome.storeFailed`) instead of failing key after key.
-    public var isLocalWrite = false
+    package var isLocalWrite = false
 
     /// A failure for `reason`, with `detail` saying what happened and to which URL.
     package init(_ reason: RejectionReason, _ detail: String) {
@@ -24,5 +24,5 @@ public struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible 
         return failure
     }
 
-    public var description: String { "\(reason): \(detail)" }
+    package var description: String { "\(reason): \(detail)" }
 }

@@ -6,14 +6,14 @@ import Foundation
 ///
 /// Read where the bytes are checked (`ContentInspector`, from the head kept while streaming and
 /// a few small reads of the file), so a 304 never needs the bytes again: the store keeps it.
-public struct ImageDimensions: Sendable, Equatable, Hashable {
+package struct ImageDimensions: Sendable, Equatable, Hashable {
     /// Pixels across, as shown (a JPEG's EXIF orientation applied).
-    public var width: Int
+    package var width: Int
     /// Pixels down, as shown.
-    public var height: Int
+    package var height: Int
 
     /// A size of `width` × `height` pixels.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }

@@ -1,5 +1,5 @@
 /// An image format recognised by its magic bytes.
-public enum ImageFormat: String, Sendable, CaseIterable, Codable {
+package enum ImageFormat: String, Sendable, CaseIterable, Codable {
     /// PNG (`image/png`).
     case png
     /// JPEG (`image/jpeg`).
@@ -14,7 +14,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case svg
 
     /// The media type written to the manifest.
-    public var mediaType: String {
+    package var mediaType: String {
         switch self {
         case .png: "image/png"
         case .jpeg: "image/jpeg"
@@ -26,7 +26,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     }
 
     /// The file extension used in `images/`.
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
         default: rawValue
@@ -36,5 +36,5 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     /// Whether the mirror publishes this format. SVG is a document that can carry scripts and
     /// event handlers which would run with the mirror's origin, so it is refused
     /// (`unsupported-type`) rather than published.
-    public var isPublished: Bool { self != .svg }
+    package var isPublished: Bool { self != .svg }
 }

@@ -1,18 +1,18 @@
 /// The cache validators of a stored response (RFC 9110 section 8.8).
-public struct Validators: Sendable, Equatable, Codable {
+package struct Validators: Sendable, Equatable, Codable {
     /// The `ETag` response header, sent back as `If-None-Match`.
-    public var etag: String?
+    package var etag: String?
     /// The `Last-Modified` response header, sent back as `If-Modified-Since`.
-    public var lastModified: String?
+    package var lastModified: String?
 
     /// Validators from a response's `ETag` and `Last-Modified` headers; either may be nil.
-    public init(etag: String?, lastModified: String?) {
+    package init(etag: String?, lastModified: String?) {
         self.etag = etag
         self.lastModified = lastModified
     }
 
     /// True when there is something to send a conditional request with.
-    public var isEmpty: Bool { etag == nil && lastModified == nil }
+    package var isEmpty: Bool { etag == nil && lastModified == nil }
 
     /// `If-None-Match` / `If-Modified-Since` headers for a conditional GET.
     package var conditionalHeaders: [(String, String)] {

@@ -40,15 +40,15 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     package let portValue: Int32
 
     /// Lower-cased scheme without the colon, e.g. `http`.
-    public var scheme: String { part(0, schemeEnd) }
+    package var scheme: String { part(0, schemeEnd) }
     /// Lower-cased host (empty for URLs without an authority); IPv6 literals keep their brackets.
     public var host: String { authorityStart < 0 ? "" : part(hostStart, hostEnd) }
     /// The explicit port, or nil when absent or the scheme's default.
-    public var port: Int? { portValue < 0 ? nil : Int(portValue) }
+    package var port: Int? { portValue < 0 ? nil : Int(portValue) }
     /// The normalized, still percent-encoded path (never empty when there is an authority).
     public var path: String { part(pathStart, queryStart < 0 ? Int32(string.utf8.count) : queryStart) }
     /// The normalized query without the `?`, or nil when there is none.
-    public var query: String? { queryStart < 0 ? nil : part(queryStart + 1, Int32(string.utf8.count)) }
+    package var query: String? { queryStart < 0 ? nil : part(queryStart + 1, Int32(string.utf8.count)) }
     /// The normalized authority (`user@host:port`), or nil when there is none; kept so that
     /// resolving against this URL does not parse it again.
     var authority: String? { authorityStart < 0 ? nil : part(authorityStart, pathStart) }
@@ -191,7 +191,7 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// `scheme://host[:port]`, the origin robots.txt and scope checks work on.
-    public var origin: String {
+    package var origin: String {
         // Without user info the origin is the text before the path, as stored.
         if authorityStart >= 0 && hostStart == authorityStart { return part(0, pathStart) }
         var text = scheme + "://" + host
@@ -200,10 +200,10 @@ public struct CanonicalURL: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// The path with percent-escapes decoded (invalid UTF-8 replaced), as globs see it.
-    public var decodedPath: String { PercentEncoding.decode(path) }
+    package var decodedPath: String { PercentEncoding.decode(path) }
 
     /// The path plus query, as sent on the request line and matched by robots.txt rules.
-    public var pathAndQuery: String {
+    package var pathAndQuery: String {
         query.map { path + "?" + $0 } ?? path
     }
 

@@ -3,66 +3,66 @@ import Foundation
 /// `manifest.json`, as docs/reference.md fixes it (`catalog-mirror/manifest@1`).
 public struct Manifest: Codable, Sendable, Equatable {
     /// The value of `schema` this version writes and reads.
-    public static let schemaName = "catalog-mirror/manifest@1"
+    package static let schemaName = "catalog-mirror/manifest@1"
 
     /// One published image.
-    public struct Item: Codable, Sendable, Equatable {
+    package struct Item: Codable, Sendable, Equatable {
         /// The image's canonical URL.
-        public var key: String
+        package var key: String
         /// Where the file is, relative to the mirror directory (`images/<name>`).
-        public var path: String
+        package var path: String
         /// SHA-256 of the file's bytes, lower-case hex.
-        public var sha256: String
+        package var sha256: String
         /// The file's size in bytes.
-        public var bytes: Int64
+        package var bytes: Int64
         /// The media type the bytes were checked to be (`image/png`...).
-        public var contentType: String
+        package var contentType: String
         /// The photo's title, as the source gives it.
-        public var title: String?
+        package var title: String?
         /// Other catalog text the source gives (price, caption, alt...); nil when there is none.
-        public var metadata: [String: String]?
+        package var metadata: [String: String]?
         /// The canonical URL of the page (in crawl order) where the photo was first found.
-        public var album: String?
+        package var album: String?
         /// On a smaller rendition of a photo: the key of that photo's largest published rendition.
-        public var variantOf: String?
+        package var variantOf: String?
         /// The `ETag` the server last sent, for conditional requests.
-        public var etag: String?
+        package var etag: String?
         /// The `Last-Modified` the server last sent.
-        public var lastModified: String?
+        package var lastModified: String?
         /// When a run first published this key.
-        public var firstSeen: Date
+        package var firstSeen: Date
         /// When a run last confirmed the file current (downloaded or answered 304).
-        public var lastChecked: Date
+        package var lastChecked: Date
         /// The image's width in pixels as shown (read from its header); nil when unknown.
-        public var width: Int? = nil
+        package var width: Int? = nil
         /// The image's height in pixels as shown; nil when unknown.
-        public var height: Int? = nil
+        package var height: Int? = nil
         /// When the photo was taken, from its file (`EmbeddedMetadata.taken`): ISO 8601, with
         /// its offset when the file gives one.
-        public var taken: String? = nil
+        package var taken: String? = nil
         /// The camera the file names.
-        public var camera: String? = nil
+        package var camera: String? = nil
         /// The lens the file names.
-        public var lens: String? = nil
+        package var lens: String? = nil
         /// Focal length, aperture, exposure time and ISO, as the file gives them.
-        public var exposure: EmbeddedMetadata.Exposure? = nil
+        package var exposure: EmbeddedMetadata.Exposure? = nil
         /// The file's keywords.
-        public var keywords: [String]? = nil
+        package var keywords: [String]? = nil
         /// Who made the photo, as the file says.
-        public var creator: String? = nil
+        package var creator: String? = nil
         /// The file's copyright notice.
-        public var copyright: String? = nil
+        package var copyright: String? = nil
         /// Where the photo was taken, in decimal degrees; never written with `--strip-location`.
-        public var location: EmbeddedMetadata.Location? = nil
+        package var location: EmbeddedMetadata.Location? = nil
         /// Where `title` came from: the source's pages, the file's own metadata, or its name.
-        public var titleFrom: TextSource? = nil
+        package var titleFrom: TextSource? = nil
         /// The perceptual signature of the image's pixels (224 hex digits: a 256-bit difference
         /// hash, which of its bits are edges, and a 4 × 4 colour layout; `MirrorPixels.PixelFingerprint`), where it was
         /// computed: for the images compared with another rendition of their photo.
-        public var fingerprint: String? = nil
+        package var fingerprint: String? = nil
         /// Where the caption in `metadata` came from: the source's pages or the file's own
         /// metadata (`metadata["caption"]`); nil when the photo has none.
-        public var captionFrom: TextSource? = nil
+        package var captionFrom: TextSource? = nil
 
         /// The fields, declared once (`Field`, in ItemFields.swift).
         typealias CodingKeys = Field
@@ -112,7 +112,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     /// Where a photo's title or caption came from.
-    public enum TextSource: String, Codable, Sendable, Equatable {
+    package enum TextSource: String, Codable, Sendable, Equatable {
         /// The source's pages, feeds or listings: the photo's own text there.
         case page
         /// The image file's own metadata (IPTC or XMP; a caption also EXIF's description).
@@ -122,15 +122,15 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     /// A page of the source that holds a published photo.
-    public struct Album: Codable, Sendable, Equatable {
+    package struct Album: Codable, Sendable, Equatable {
         /// The page's canonical URL.
-        public var url: String
+        package var url: String
         /// The page's title, as the source titles it.
-        public var title: String?
+        package var title: String?
         /// The key of the image the source shows for the album where it links to it (its cover,
         /// on the page above it): the album's picture on the generated site. Nil when the source
         /// shows none; left out of the file then.
-        public var cover: String? = nil
+        package var cover: String? = nil
 
         package init(url: String, title: String? = nil, cover: String? = nil) {
             self.url = url
@@ -140,11 +140,11 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     /// One key seen and not published.
-    public struct Rejection: Codable, Sendable, Equatable {
+    package struct Rejection: Codable, Sendable, Equatable {
         /// The key's canonical URL.
-        public var key: String
+        package var key: String
         /// Why it was not published: a kebab-case reason (`not-an-image`, `http-404`...).
-        public var reason: String
+        package var reason: String
 
         package init(key: String, reason: String) {
             self.key = key
@@ -153,27 +153,27 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     /// `catalog-mirror/manifest@1`.
-    public var schema: String = Manifest.schemaName
+    package var schema: String = Manifest.schemaName
     /// The source URL the mirror was made from.
     public var source: String
     /// The source's title (its start page's `<title>`), when it has one.
-    public var title: String?
+    package var title: String?
     /// When the run that wrote the manifest started publishing.
-    public var generatedAt: Date
+    package var generatedAt: Date
     /// Sorted by key in byte order.
-    public var items: [Item] {
+    package var items: [Item] {
         get { Array(table) }
         set { table = ItemTable(newValue) }
     }
     /// The items as a run holds them: packed (`ItemTable`), each made whole when it is read.
     package var table: ItemTable
     /// Sorted by key in byte order.
-    public var rejected: [Rejection]
+    package var rejected: [Rejection]
     /// Every page that holds a published photo, in crawl order. Nil in manifests written before
     /// albums were kept.
-    public var albums: [Album]?
+    package var albums: [Album]?
 
-    public init(
+    package init(
         source: String, title: String? = nil, generatedAt: Date, items: [Item], rejected: [Rejection],
         albums: [Album]? = nil
     ) {
@@ -221,7 +221,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     /// Pretty, key-sorted JSON with second-precision UTC dates: byte-identical for equal input.
     /// The manifest as `JSONCoding` writes it, byte for byte.
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         var output = Data()
         try write { output.append(contentsOf: $0) }
         return output
@@ -230,7 +230,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// Hands the encoded manifest to `sink` piece by piece: the skeleton (every field, no
     /// items) from `JSONCoding`, the items written into it by `JSONStream` in the encoder's exact
     /// format (`Item.write(into:)`). The result equals `JSONCoding.encode(self)` (tested).
-    public func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func write(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var skeleton = self
         skeleton.table = ItemTable()
         try JSONStream.write(

@@ -6,7 +6,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
     /// Pages read (fetched, or revalidated and read from the stored copy).
     public var pagesCrawled = 0
     /// Feeds, listings and sitemaps read.
-    public var feedsRead = 0
+    package var feedsRead = 0
     /// Distinct keys found so far.
     public var keysFound = 0
     /// Keys the validator chain accepted (less those found to be decoration or a smaller rendition later).
@@ -26,10 +26,10 @@ public struct ProgressSnapshot: Sendable, Equatable {
     /// When the run started. Default: when the snapshot was made.
     public var startedAt = Date()
     /// When the crawl finished, if it has.
-    public var crawlFinishedAt: Date?
+    package var crawlFinishedAt: Date?
 
     /// Every counter at zero.
-    public init() {}
+    package init() {}
 }
 
 /// Where a run posts its counters and a display reads them. A mutex rather than an actor:

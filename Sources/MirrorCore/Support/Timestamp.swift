@@ -5,9 +5,9 @@ import Foundation
 /// Formatted and parsed by hand on `gmtime_r`/`timegm`: a manifest has two dates per item, and
 /// creating ICU-backed formatters for them cost more than everything else a no-op sync does
 /// with a date.
-public enum Timestamp {
+package enum Timestamp {
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ`, fractional seconds dropped.
-    public static func string(_ date: Date) -> String {
+    package static func string(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -39,7 +39,7 @@ public enum Timestamp {
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS`, an optional fraction, and `Z` or `±HH:MM`; nil otherwise.
-    public static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20 else { return nil }
         func number(_ start: Int, _ count: Int) -> Int32? {
@@ -95,7 +95,7 @@ public enum Timestamp {
     }
 
     /// `date` with its fractional seconds dropped, so what is written reads back equal.
-    public static func truncated(_ date: Date) -> Date {
+    package static func truncated(_ date: Date) -> Date {
         Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 }

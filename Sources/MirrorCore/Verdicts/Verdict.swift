@@ -1,5 +1,5 @@
 /// The decision the chain reaches for a candidate.
-public enum Verdict: Sendable, Equatable {
+package enum Verdict: Sendable, Equatable {
     /// Fetch it.
     case accepted
     /// Do not fetch it; it is listed in `rejected` with this reason.
