@@ -19,7 +19,6 @@ struct CatalogMirrorCommand: AsyncParsableCommand {
 
     /// Runs the parsed command. Usage errors exit 2 (the documented status), not ArgumentParser's 64.
     static func main() async {
-        FreeMemory.useOneArena()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
