@@ -48,6 +48,15 @@ struct PublishTests {
 
     static let target = "s3://gallery/site"
 
+    /// Changes the gallery's first JPEG to another rendition of itself (`Rendition.of`, `variant`):
+    /// one image changes, everything else stays.
+    static func changeFirstJPEG(of server: GalleryServer, to variant: Int) {
+        server.update { catalog in
+            let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
+            catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, variant)
+        }
+    }
+
     /// `sync URL --out OUT --publish target` against `store`, expected to succeed: the first
     /// publish most tests start from. Returns the run, for what its output says.
     @discardableResult
@@ -106,10 +115,7 @@ struct PublishTests {
             // When one image of twelve changes, its new object goes up with the pages that show
             // it and the manifest, and the old object is deleted.
             try await store.resetCounts()
-            server.update { catalog in
-                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
-                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 7)
-            }
+            Self.changeFirstJPEG(of: server, to: 7)
             let changed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
             #expect(changed.status == 0, "\(changed.stderr)")
             counts = try await store.counts()
@@ -146,10 +152,7 @@ struct PublishTests {
             let servedBefore = try await store.anonymousGet("site/manifest.json").body
 
             // Given a change whose new image the store refuses (500 on every try),
-            server.update { catalog in
-                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
-                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 3)
-            }
+            Self.changeFirstJPEG(of: server, to: 3)
             try await store.failPuts(matching: "/images/")
             let failed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
             // the run fails with exit 1 and one line naming the object,
@@ -234,10 +237,7 @@ struct PublishTests {
             #expect(kept.items.map(\.variantOf) == published.items.map(\.variantOf))
 
             // When one image changes at the source, a fresh worker downloads that one alone and sends it.
-            server.update { catalog in
-                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
-                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 7)
-            }
+            Self.changeFirstJPEG(of: server, to: 7)
             try await store.resetCounts()
             start = server.exchangeLog.count
             let third = directory.appendingPathComponent("c")
@@ -269,10 +269,7 @@ struct PublishTests {
             let servedBefore = try await store.anonymousGet("site/manifest.json").body
 
             // Given a change whose pages the store refuses once their images went up,
-            server.update { catalog in
-                let jpeg = catalog.entries.firstIndex { $0.bytes.starts(with: [0xFF, 0xD8]) } ?? 0
-                catalog.entries[jpeg].bytes = Rendition.of(catalog.entries[jpeg].bytes, 5)
-            }
+            Self.changeFirstJPEG(of: server, to: 5)
             try await store.failPuts(matching: ".html")
             let failed = try await Binary.run(["sync", "--out", mirror.path], in: directory, environment: store.environment)
             #expect(failed.status == 1, "\(failed.stderr)")
