@@ -83,8 +83,10 @@ package struct MirrorPublisher: Sendable {
         fileprivate var files: [(file: AtomicFile.Prepared, page: Bool)] = []
         /// How many pages were rendered, and how many left as they were.
         var outcome = Outcome()
-        /// The file names of every page of the site, for removing pages it no longer has.
-        fileprivate var pages: [String] = []
+        /// The file names of every page of the site, for removing pages it no longer has; nil
+        /// when the site is not made here (served elsewhere: `prepare(_:served:)`), so pages on
+        /// this disk are left as they are.
+        fileprivate var pages: [String]? = []
         /// What names the site now on disk (`MirrorPublisher.mark(of:)`), or the one served
         /// elsewhere that made writing it needless (`prepare(_:served:)`); nil when the site
         /// cannot be named (a template rendered every time, or pages not all fingerprinted).
@@ -126,7 +128,7 @@ package struct MirrorPublisher: Sendable {
                 throw error
             }
             try await Self.rename(rest.files.map(\.file))
-            removeStalePages(keeping: Set(site.pages))
+            if let pages = site.pages { removeStalePages(keeping: Set(pages)) }
             return site.outcome
         }
         do throws(PublishError) {
@@ -136,7 +138,7 @@ package struct MirrorPublisher: Sendable {
             throw error
         }
         try await manifestWrite.wait().get().commit()
-        removeStalePages(keeping: Set(site.pages))
+        if let pages = site.pages { removeStalePages(keeping: Set(pages)) }
         return site.outcome
     }
 
@@ -227,10 +229,10 @@ package struct MirrorPublisher: Sendable {
         let fingerprintsURL = layout.state.appendingPathComponent("pages.json", isDirectory: false)
         let start = try await begin(manifest, served: served, fingerprintsURL: fingerprintsURL, into: prepared)
         guard let site = start.site else {
-            let pages = start.previous?.pages ?? [:]
+            let pages = start.previous?.pages
             return PreparedSite(
-                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages.count), pages: pages.keys.sorted(),
-                mark: start.mark)
+                files: prepared.all, outcome: Outcome(rendered: 0, skipped: pages?.count ?? 0),
+                pages: pages.map { $0.keys.sorted() }, mark: start.mark)
         }
         let (written, fingerprints, outcome) = try await writePages(of: site, manifest: manifest, start: start, into: prepared)
         let complete = try await finish(

@@ -222,10 +222,15 @@ struct PublishTests {
 
         // Another disk with the same manifest, told that site is served, writes nothing,
         let (layout, other) = try self.publisher(in: second, itemsPerPage: 2)
+        let leftover = layout.root.appendingPathComponent("page-9.html")
+        try Data("<p>left here</p>".utf8).write(to: leftover)
         let served = try await other.prepare(manifest, served: mark)
         #expect(served.mark == mark)
         #expect(served.outcome == .init(rendered: 0, skipped: 0))
+        try await other.commit(served, manifestWrite: other.beginManifest(manifest))
         #expect(!FileManager.default.fileExists(atPath: layout.root.appendingPathComponent("index.html").path))
+        // and leaves the pages it finds alone: the site is not on this disk to tidy.
+        #expect(FileManager.default.fileExists(atPath: leftover.path))
         // and one served under another name, or a changed manifest, is written whole.
         let stale = try await other.prepare(manifest, served: String(repeating: "0", count: 64))
         #expect(stale.mark == mark)
