@@ -4,6 +4,9 @@ import MirrorMarkup
 
 /// Everything the run knows about one key: merged catalog text, verdict, and outcome.
 ///
+/// The collection alone changes it (`CollectorStateMachine`); the stages after it read it
+/// (`PhotoGroups`, and `PublishPlan`, which is told the smaller renditions it rejects).
+///
 /// A class, not a struct: the catalog holds one per key (10,000 and more), a dictionary of large
 /// inline values keeps its empty slots that large too, and sorting it copied every entry.
 ///

@@ -51,12 +51,25 @@ package struct PublishPlan {
     ///   - withholdingLocation: `--strip-location`: no item keeps its file's position (an item
     ///     kept from the last manifest included).
     ///   - findsDecorations: whether the site's furniture is left out (not with `--include`).
+    ///   - smaller: accepted keys that are a photo's smaller renditions, left out
+    ///     (`--variants largest`: `PhotoGroups.largestRenditions`), rejected as such here; the
+    ///     entries stay as the collection left them.
     /// - Throws: what `records` throws, or `StoreError` when a stored key has no record.
     package init(
         entries: [CatalogEntry], groups: PhotoGroups? = nil, previous: PreviousManifest?,
         records read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?], stored: (CanonicalURL) -> StoredImage?,
-        summary: CrawlSummary, withholdingLocation: Bool = false, findsDecorations: Bool = true
+        summary: CrawlSummary, withholdingLocation: Bool = false, findsDecorations: Bool = true,
+        smaller: Set<CanonicalURL> = []
     ) async throws(StoreError) {
+        // Whether an entry is published, and why not: its verdict, unless it is a smaller rendition.
+        func isAccepted(_ entry: CatalogEntry) -> Bool {
+            entry.verdict == .accepted && (smaller.isEmpty || !smaller.contains(entry.key))
+        }
+        func rejection(of entry: CatalogEntry) -> RejectionReason? {
+            // A smaller rendition is rejected as one, whatever its load answered.
+            if entry.verdict == .accepted, !isAccepted(entry) { return .smallerRendition }
+            return entry.rejection
+        }
         // Positions, not copies of the items: the copies added to the run's peak.
         let previousItems = previous?.items ?? PreviousManifest.Items()
         var walk = PreviousWalk(previousItems)
@@ -75,20 +88,21 @@ package struct PublishPlan {
         for (number, entry) in groups.entries.enumerated() {
             if number % Self.recordBatch == 0 {
                 records = try await Self.records(
-                    of: groups.entries[number..<min(number + Self.recordBatch, groups.entries.count)], read: read)
+                    of: groups.entries[number..<min(number + Self.recordBatch, groups.entries.count)],
+                    accepted: isAccepted, read: read)
             }
             let key = entry.key.string
             let position = walk.position(of: key)
             // The previous item's number, if the key had one.
             let before = position.map { walk.order[$0] }
-            if groups.decorations.contains(entry.key), entry.verdict == .accepted {
+            if groups.decorations.contains(entry.key), isAccepted(entry) {
                 // Fetched before the crawl was over and the decoration known: not published,
                 // and the next publish step removes its file.
                 policy[RejectionReason.decoration.rawValue, default: 0] += 1
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue
             }
-            if findsDecorations, let image = records[number], entry.verdict == .accepted,
+            if findsDecorations, let image = records[number], isAccepted(entry),
                 image.dimensions.map(Self.isIconSized) == true, !entry.isLinkedAsContent
             {
                 // An icon's size (a listing's row marker, a theme's button): decoration, unless
@@ -98,7 +112,7 @@ package struct PublishPlan {
                 rejected.append(Manifest.Rejection(key: key, reason: RejectionReason.decoration.rawValue))
                 continue
             }
-            if let image = records[number], entry.verdict == .accepted {
+            if let image = records[number], isAccepted(entry) {
                 itemOfEntry[number] = Int32(items.count)
                 walk.republish(position)
                 items.append(
@@ -134,7 +148,7 @@ package struct PublishPlan {
                 if before == nil { added.append(change) } else { replaced.append(change) }
                 continue
             }
-            guard let reason = entry.rejection else { continue }
+            guard let reason = rejection(of: entry) else { continue }
             if reason.isPolicy {
                 policy[reason.rawValue, default: 0] += 1
             } else {
@@ -170,9 +184,10 @@ package struct PublishPlan {
     /// a guess that is a smaller rendition, is not published: its record is not needed).
     /// - Throws: what `read` throws, or `StoreError` when a stored key has no record.
     private static func records(
-        of batch: ArraySlice<CatalogEntry>, read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?]
+        of batch: ArraySlice<CatalogEntry>, accepted: (CatalogEntry) -> Bool,
+        read: ([CanonicalURL]) async throws(StoreError) -> [StoredImage?]
     ) async throws(StoreError) -> [Int: StoredImage] {
-        let numbers = batch.indices.filter { batch[$0].isStored && batch[$0].verdict == .accepted }
+        let numbers = batch.indices.filter { batch[$0].isStored && accepted(batch[$0]) }
         let rows = try await read(numbers.map { batch[$0].key })
         var records: [Int: StoredImage] = [:]
         for (number, row) in zip(numbers, rows) {

@@ -78,10 +78,13 @@ struct PlanPhase {
                 "pixels: \(pairs.matched) proposed pairs of renditions matched, \(pairs.differed) did not, \(pairs.unknown) could not be compared (\(String(format: "%.2f", seconds)) s)"
             )
         }
+        // With `--variants largest`, each photo's smaller renditions are rejected by the plan
+        // (the catalog's entries stay as the collection left them).
+        var smaller = Set<CanonicalURL>()
         if configuration.crawl.variants == .largest {
             for entry in grouped.largestRenditions().smaller where entry.verdict == .accepted {
-                entry.verdict = .rejected(.smallerRendition)
-                configuration.logger.reconsidered(entry.verdict, for: entry.key)
+                smaller.insert(entry.key)
+                configuration.logger.reconsidered(.rejected(.smallerRendition), for: entry.key)
             }
         }
         for pair in evidence.pairs(answered: .differ).lazy.filter({ !grouped.coverPairs.contains($0) }).prefix(Self.pairsNamed) {
@@ -102,7 +105,7 @@ struct PlanPhase {
                 entries: catalog, groups: groups, previous: previous,
                 records: { keys async throws(StoreError) in try await storage.records(keys) }, stored: { stored[$0] },
                 summary: summary, withholdingLocation: configuration.publish.stripLocation,
-                findsDecorations: findsDecorations)
+                findsDecorations: findsDecorations, smaller: smaller)
         } catch {
             throw .storage(error.message)
         }
