@@ -381,12 +381,6 @@ package actor ImageLoader {
         }
     }
 
-    /// Number of completed outcomes held in memory: internal, what the tests of the bound
-    /// (`capacity`) read through `@testable`.
-    var cachedCount: Int {
-        entries.values.count { if case .completed = $0 { return true } else { return false } }
-    }
-
     /// Ends the event streams; the run calls it when no more loads will come.
     package func finishStreams() {
         memoryHitCount.finish()

@@ -279,8 +279,10 @@ struct ImageLoaderTests {
         #expect(again.fileName == stored.fileName)
         #expect(source.calls.withLock { $0.count } == 2)
         #expect(source.conditionalCalls.withLock { $0 } == 1)
+        // Asked once more, it is answered from memory: no call of the source, not even a
+        // conditional one.
         _ = await loader.load(ImageRequest(key: key))
-        #expect(await loader.cachedCount == 1)
+        #expect(source.calls.withLock { $0.count } == 2)
         await ImageDatabase.close(storage)
     }
 
@@ -339,8 +341,16 @@ struct ImageLoaderTests {
         let source = CountingSource(bytes: png)
         await source.latch.open()
         let loader = ImageLoader(storage: storage, source: source, capacity: 3)
-        for index in 0..<10 { _ = await loader.load(ImageRequest(key: CanonicalURL("http://h/\(index).png")!)) }
-        #expect(await loader.cachedCount == 3)
+        func key(_ index: Int) -> CanonicalURL { CanonicalURL("http://h/\(index).png")! }
+        for index in 0..<10 { _ = await loader.load(ImageRequest(key: key(index))) }
+        #expect(source.calls.withLock { $0.count } == 10)
+        // The last three outcomes are held: asked again, each is answered from memory, the
+        // source not called (a stored key would be asked with its validators);
+        for index in 7..<10 { _ = await loader.load(ImageRequest(key: key(index))) }
+        #expect(source.calls.withLock { $0.count } == 10)
+        // the first was let go: asked again, it goes to the store and the source.
+        _ = await loader.load(ImageRequest(key: key(0)))
+        #expect(source.calls.withLock { $0.count } == 11)
         await ImageDatabase.close(storage)
     }
 
